@@ -1,0 +1,131 @@
+package registry
+
+import "encoding/json"
+
+// SearchRequest is the input of capability_search (DESIGN.md §5).
+type SearchRequest struct {
+	Query string `json:"query"`
+	// Within limits the search to a pack and its subtree.
+	Within string `json:"within,omitempty"`
+	// Types limits resource types (pack, action, recipe); empty means all.
+	Types []ResourceType `json:"types,omitempty"`
+	// SideEffectMax drops capabilities with a stronger side effect.
+	SideEffectMax SideEffect `json:"side_effect_max,omitempty"`
+	// Limit is 1..10; 0 means the default 5.
+	Limit int `json:"limit,omitempty"`
+	// Match is an optional structured match for orchestrators that hold an ontology.
+	Match *StructuredMatch `json:"match,omitempty"`
+	// Explain adds each match's evidence per retriever.
+	Explain bool `json:"explain,omitempty"`
+}
+
+// StructuredMatch is the optional structured part of a search request.
+type StructuredMatch struct {
+	Domain          string   `json:"domain,omitempty"`
+	Scenario        string   `json:"scenario,omitempty"`
+	Intents         []string `json:"intents,omitempty"`
+	RiskSignals     []string `json:"risk_signals,omitempty"`
+	CapabilityTypes []string `json:"capability_types,omitempty"`
+}
+
+// DefaultLimit and MaxLimit bound SearchRequest.Limit.
+const (
+	DefaultLimit = 5
+	MaxLimit     = 10
+)
+
+// Resolution says how sure a search is.
+type Resolution string
+
+// Resolutions.
+const (
+	Confident        Resolution = "confident"
+	Ambiguous        Resolution = "ambiguous"
+	NoConfidentMatch Resolution = "no_confident_match"
+)
+
+// Availability says whether a candidate can be used by this caller now.
+type Availability string
+
+// Availabilities.
+const (
+	Available          Availability = "available"
+	NeedsConfirmation  Availability = "needs_confirmation"
+	MissingCredentials Availability = "missing_credentials"
+	Unavailable        Availability = "unavailable"
+	Incompatible       Availability = "incompatible"
+	// Forbidden: the caller may discover the capability but not run it.
+	Forbidden Availability = "forbidden"
+)
+
+// SearchResponse is the output of capability_search. It never carries schemas.
+type SearchResponse struct {
+	Query      string     `json:"query"`
+	Scope      string     `json:"scope"`
+	Resolution Resolution `json:"resolution"`
+	// Reason is a code such as no_match, unavailable, incompatible, policy_hidden.
+	Reason             string     `json:"reason,omitempty"`
+	MissingInformation []string   `json:"missing_information,omitempty"`
+	Matches            []Match    `json:"matches"`
+	SearchMeta         SearchMeta `json:"search_meta"`
+}
+
+// Match is one returned capability summary.
+type Match struct {
+	Rank                 int          `json:"rank"`
+	ResourceType         ResourceType `json:"resource_type"`
+	ResourceID           string       `json:"resource_id"`
+	Title                string       `json:"title"`
+	Summary              string       `json:"summary"`
+	MatchedEntities      []string     `json:"matched_entities"`
+	MatchedIntents       []string     `json:"matched_intents"`
+	MatchedSymptoms      []string     `json:"matched_symptoms"`
+	SideEffect           SideEffect   `json:"side_effect,omitempty"`
+	RiskLevel            RiskLevel    `json:"risk_level,omitempty"`
+	RequiresConfirmation bool         `json:"requires_confirmation"`
+	Availability         Availability `json:"availability"`
+	Score                float64      `json:"score"`
+	NextStep             NextStep     `json:"next_step"`
+	// Explain is present when the request asked for it.
+	Explain *Explanation `json:"explain,omitempty"`
+}
+
+// NextStep tells the model which meta-tool to call next.
+type NextStep struct {
+	Tool      string            `json:"tool"`
+	Arguments map[string]string `json:"arguments"`
+}
+
+// Explanation is a match's evidence per retriever and its score breakdown.
+type Explanation struct {
+	Evidence []EvidenceItem   `json:"evidence"`
+	Score    []ScoreComponent `json:"score_breakdown"`
+	Extra    json.RawMessage  `json:"extra,omitempty"`
+}
+
+// EvidenceItem is what one retriever said about one candidate.
+type EvidenceItem struct {
+	Retriever string   `json:"retriever"`
+	Rank      int      `json:"rank"`
+	RawScore  float64  `json:"raw_score"`
+	Matched   []string `json:"matched_fields,omitempty"`
+}
+
+// ScoreComponent is one named addend of a final score.
+type ScoreComponent struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+}
+
+// SearchMeta describes how a search ran.
+type SearchMeta struct {
+	PlannedRetrievers   []string `json:"planned_retrievers"`
+	CompletedRetrievers []string `json:"completed_retrievers"`
+	TimedOutRetrievers  []string `json:"timed_out_retrievers"`
+	FailedRetrievers    []string `json:"failed_retrievers,omitempty"`
+	CandidateCount      int      `json:"candidate_count"`
+	ReturnedCount       int      `json:"returned_count"`
+	Partial             bool     `json:"partial"`
+	TookUS              int64    `json:"took_us"`
+	Generation          uint64   `json:"generation,omitempty"`
+}
