@@ -1,0 +1,48 @@
+// Package actors runs one search as messages between long-lived actors: it fans a
+// planned set of retriever steps out to per-kind retriever actors, each with its own
+// mailbox and deadline, gathers their Evidence by document id, and hands every
+// arrival to a ranking function supplied by the engine.
+//
+// # Basics
+//
+// A System owns one protoactor-go actor system with:
+//
+//   - a pool of retriever actors per index.Kind (Options.PerKind each, one by
+//     default), each with a bounded mailbox (Options.MailboxSize). A request that
+//     finds every mailbox of its kind full is not queued: its step is answered
+//     at once as TimedOut with ErrOverloaded.
+//   - a small pool of long-lived gather actors (Options.Gatherers), each holding
+//     many in-flight searches keyed by search id, with one timer driving a queue
+//     of search deadlines.
+//   - a dispatcher that hands mailbox wake-ups to long-lived worker goroutines,
+//     falling back to a fresh goroutine when none is idle.
+//
+// Search and SearchStream submit a Job: the caller's goroutine registers the search
+// with a gather actor and sends one request per Step straight to a retriever actor,
+// with the gather actor as the reply target. A retriever skips a request already
+// past its deadline, runs the Job's RetrieveFunc under a context bounded by the
+// step's deadline, recovers a panic (Outcome Crashed), and sends its Evidence to the
+// gather actor. The gather actor keeps every piece of Evidence, unions the hits into
+// a candidate bitmap, and calls Job.Rank: after each useful arrival when streaming,
+// and once with Gathered.Final set when every step answered, every unanswered step
+// is past its deadline, the caller's context is done, or the System closes.
+//
+// No futures are used on the search path; protoactor's own logging goes to
+// Options.Logger (discarded when nil).
+//
+// # Caveats
+//
+//   - Job.Rank and the partial/final bookkeeping run on a gather actor: Rank is never
+//     called concurrently for one search, but calls for different searches may run
+//     concurrently on different gather actors. A slow Rank delays the other searches
+//     of its gather actor.
+//   - The *Gathered passed to Rank, its Evidence and Pending slices and its
+//     Candidates bitmap are reused after Rank returns: Rank must copy what it keeps.
+//     Evidence.Hits slices are whatever the RetrieveFunc returned and are not reused.
+//   - A retriever actor runs one RetrieveFunc at a time. A RetrieveFunc that ignores
+//     its context blocks its actor past the deadline; later requests queued behind it
+//     are skipped once their own deadlines pass, and the searches themselves still end
+//     on time. Raise Options.PerKind to run several RetrieveFuncs of one kind at once.
+//   - The context given to a RetrieveFunc is valid only until it returns. Close
+//     cancels it; Close waits for running RetrieveFuncs to return.
+package actors

@@ -1,0 +1,16 @@
+package engine
+
+import "errors"
+
+// Sentinel errors of the engine package.
+var (
+	// ErrInvalidRequest is returned for a request that breaks the protocol: an empty query,
+	// a limit outside 1..10, an unknown type or side effect, a malformed id.
+	ErrInvalidRequest = errors.New("engine: invalid request")
+	// ErrNotFound is returned by Describe and List when no visible capability has the id.
+	ErrNotFound = errors.New("engine: not found")
+	// ErrForbidden is returned by Describe when the caller may not pass the describe gate.
+	ErrForbidden = errors.New("engine: forbidden")
+	// ErrClosed is returned after Close.
+	ErrClosed = errors.New("engine: closed")
+)

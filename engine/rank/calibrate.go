@@ -1,0 +1,310 @@
+package rank
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/capdex/capdex/registry"
+)
+
+// Thresholds decide a search's resolution (see Resolve). They are calibrated from labelled
+// samples (Calibrate) and stored by the engine as JSON (Encode, DecodeThresholds); they
+// depend on the fusion weights and rerank constants they were calibrated with.
+type Thresholds struct {
+	// Floor: a top score below it (without an exact hit) is no_confident_match.
+	Floor float64 `json:"floor"`
+	// Confident: the least top score for a confident answer.
+	Confident float64 `json:"confident"`
+	// Margin: the least lead of the top over the next usable candidate for a confident
+	// answer.
+	Margin float64 `json:"margin"`
+	// Samples and Accuracy describe the calibration that produced the thresholds (0 for
+	// the defaults).
+	Samples  int     `json:"samples,omitempty"`
+	Accuracy float64 `json:"accuracy,omitempty"`
+}
+
+// DefaultThresholds returns thresholds for the default weights and rerank options: a top
+// score under 0.030 (about two retrievers' rank-1 agreement and nothing more) is no match; a
+// confident answer needs 0.050 (three retrievers agreeing, or two plus intent and entity
+// matches) and a lead of 0.006 (half an intent bonus).
+func DefaultThresholds() Thresholds {
+	return Thresholds{Floor: 0.030, Confident: 0.050, Margin: 0.006}
+}
+
+// Encode returns the thresholds as JSON.
+func (t Thresholds) Encode() ([]byte, error) { return json.Marshal(t) }
+
+// DecodeThresholds parses thresholds written by Encode; unknown fields and negative or
+// non-finite values are ErrBadThresholds.
+func DecodeThresholds(b []byte) (Thresholds, error) {
+	var t Thresholds
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&t); err != nil {
+		return Thresholds{}, fmt.Errorf("%w: %v", ErrBadThresholds, err)
+	}
+	for _, v := range []float64{t.Floor, t.Confident, t.Margin, t.Accuracy} {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			return Thresholds{}, fmt.Errorf("%w: value %v", ErrBadThresholds, v)
+		}
+	}
+	if t.Samples < 0 || t.Accuracy > 1 {
+		return Thresholds{}, fmt.Errorf("%w: samples %d accuracy %v", ErrBadThresholds, t.Samples, t.Accuracy)
+	}
+	return t, nil
+}
+
+// Sample is one labelled search for calibration: the scores Resolve would compare and the
+// resolution the case expects. Build it with SampleOf so it matches Resolve exactly.
+type Sample struct {
+	TopScore    float64             `json:"top_score"`
+	SecondScore float64             `json:"second_score"`
+	ExactHit    bool                `json:"exact_hit,omitempty"`
+	Expected    registry.Resolution `json:"expected"`
+	// Fixed is the resolution Resolve gives the sample whatever Confident and Margin are:
+	// no_confident_match when no candidate is usable, ambiguous for a browse or a pack at
+	// the top (when its top score clears the floor). Empty for ordinary samples.
+	Fixed registry.Resolution `json:"fixed,omitempty"`
+}
+
+// SampleOf builds the calibration sample of a ranked candidate list as Resolve sees it.
+func SampleOf(cands []Candidate, s Signals, expected registry.Resolution) Sample {
+	sm := Sample{Expected: expected}
+	if len(cands) == 0 {
+		sm.Fixed = registry.NoConfidentMatch
+		return sm
+	}
+	top := &cands[0]
+	sm.TopScore = top.Score
+	if top.ExactHit() {
+		if usable(top.Availability) {
+			sm.ExactHit = true
+		} else {
+			sm.Fixed = registry.NoConfidentMatch
+		}
+		return sm
+	}
+	b, next := -1, -1
+	for i := range cands {
+		if !usable(cands[i].Availability) {
+			continue
+		}
+		if b < 0 {
+			b = i
+		} else if next < 0 {
+			next = i
+			break
+		}
+	}
+	switch {
+	case b < 0:
+		sm.Fixed = registry.NoConfidentMatch
+		return sm
+	case s.Browse || cands[b].Cap.ResourceType == registry.TypePack:
+		if len(cands) > 1 {
+			sm.Fixed = registry.Ambiguous
+		}
+	}
+	if b > 0 {
+		// Unusable candidates ahead of b: the floor still applies to the top score, the rest
+		// to b; approximate with b's score (Resolve would need both).
+		sm.TopScore = cands[b].Score
+	}
+	if next >= 0 {
+		sm.SecondScore = cands[next].Score
+	}
+	return sm
+}
+
+// Predict returns the resolution thresholds t give a sample (Resolve's rule).
+func (t Thresholds) Predict(s Sample) registry.Resolution {
+	switch {
+	case s.Fixed == registry.NoConfidentMatch:
+		return registry.NoConfidentMatch
+	case s.ExactHit:
+		return registry.Confident
+	case s.TopScore < t.Floor:
+		return registry.NoConfidentMatch
+	case s.Fixed != "":
+		return s.Fixed
+	case s.TopScore >= t.Confident && s.TopScore-s.SecondScore >= t.Margin:
+		return registry.Confident
+	}
+	return registry.Ambiguous
+}
+
+// Score is the share of samples whose expected resolution t predicts (0 for none).
+func (t Thresholds) Score(samples []Sample) float64 {
+	if len(samples) == 0 {
+		return 0
+	}
+	n := 0
+	for _, s := range samples {
+		if t.Predict(s) == s.Expected {
+			n++
+		}
+	}
+	return float64(n) / float64(len(samples))
+}
+
+// maxGrid bounds the candidate values tried per threshold.
+const maxGrid = 64
+
+// Calibrate picks the thresholds that maximise resolution accuracy on the samples: a grid
+// search over Confident and Margin (midpoints between the distinct top scores and gaps seen
+// in the data, plus 0 and values above every sample; at most 64 values each, then a second
+// grid of 64 between the neighbours of the best pair) with, for each
+// pair, an exact sweep over Floor (midpoints between distinct top scores). Ties go to the
+// thresholds closest to DefaultThresholds (relative distance), so sparse data moves them
+// little. No samples give DefaultThresholds. The cost is O(2·64²·n) after an O(n log n) sort.
+func Calibrate(samples []Sample) Thresholds {
+	def := DefaultThresholds()
+	if len(samples) == 0 {
+		return def
+	}
+	tops := make([]float64, 0, len(samples))
+	gaps := make([]float64, 0, len(samples))
+	for _, s := range samples {
+		tops = append(tops, s.TopScore)
+		gaps = append(gaps, s.TopScore-s.SecondScore)
+	}
+	// Samples sorted by top score for the floor sweep.
+	order := slices.Clone(samples)
+	slices.SortFunc(order, func(a, b Sample) int {
+		switch {
+		case a.TopScore < b.TopScore:
+			return -1
+		case a.TopScore > b.TopScore:
+			return 1
+		}
+		return 0
+	})
+	cal := calibrator{order: order, def: def, bestAcc: -1, bestDist: math.Inf(1), best: def}
+	// below[k]: correct predictions of order[:k] when all are below the floor.
+	cal.below = make([]int, len(order)+1)
+	for k, s := range order {
+		p := registry.NoConfidentMatch
+		if s.ExactHit && s.Fixed != registry.NoConfidentMatch {
+			p = registry.Confident
+		}
+		cal.below[k+1] = cal.below[k]
+		if p == s.Expected {
+			cal.below[k+1]++
+		}
+	}
+	cal.above = make([]int, len(order)+1)
+	// Coarse grid, then a second grid between the neighbours of the best values.
+	allConf, allMargin := candidates(tops), candidates(gaps)
+	cal.search(append(thin(allConf), def.Confident), append(thin(allMargin), def.Margin))
+	cal.search(thin(around(allConf, cal.best.Confident)), thin(around(allMargin, cal.best.Margin)))
+	best := cal.best
+	best.Samples = len(samples)
+	best.Accuracy = float64(cal.bestAcc) / float64(len(samples))
+	return best
+}
+
+type calibrator struct {
+	order        []Sample
+	below, above []int
+	def, best    Thresholds
+	bestAcc      int
+	bestDist     float64
+}
+
+func (c *calibrator) dist(t Thresholds) float64 {
+	return rel(t.Floor, c.def.Floor) + rel(t.Confident, c.def.Confident) + rel(t.Margin, c.def.Margin)
+}
+
+// search tries every (confident, margin) pair with the best floor for each.
+func (c *calibrator) search(confVals, marginVals []float64) {
+	order, below, above := c.order, c.below, c.above
+	for _, cv := range confVals {
+		for _, m := range marginVals {
+			t := Thresholds{Confident: cv, Margin: m, Floor: -1}
+			// above[k]: correct predictions of order[k:] when all clear the floor.
+			above[len(order)] = 0
+			for k := len(order) - 1; k >= 0; k-- {
+				above[k] = above[k+1]
+				if t.Predict(order[k]) == order[k].Expected {
+					above[k]++
+				}
+			}
+			for k := 0; k <= len(order); k++ {
+				if k > 0 && k < len(order) && order[k-1].TopScore == order[k].TopScore {
+					continue // a floor cannot separate equal scores
+				}
+				var f float64
+				switch {
+				case k == 0:
+					f = order[0].TopScore / 2
+				case k == len(order):
+					f = order[k-1].TopScore + math.Max(math.Abs(order[k-1].TopScore)*0.01, 1e-6)
+				default:
+					f = (order[k-1].TopScore + order[k].TopScore) / 2
+				}
+				// Keep the default floor when it separates the same samples.
+				if (k == 0 || order[k-1].TopScore < c.def.Floor) && (k == len(order) || c.def.Floor <= order[k].TopScore) {
+					f = c.def.Floor
+				}
+				acc := below[k] + above[k]
+				t.Floor = f
+				if d := c.dist(t); acc > c.bestAcc || acc == c.bestAcc && d < c.bestDist {
+					c.bestAcc, c.bestDist, c.best = acc, d, t
+				}
+			}
+		}
+	}
+}
+
+// rel is the distance of v from d relative to d.
+func rel(v, d float64) float64 {
+	if d == 0 {
+		return math.Abs(v)
+	}
+	return math.Abs(v-d) / d
+}
+
+// candidates returns the threshold values worth trying for the data: 0, the midpoints
+// between distinct sorted values and a value above the largest.
+func candidates(vals []float64) []float64 {
+	v := slices.Clone(vals)
+	slices.Sort(v)
+	v = slices.Compact(v)
+	out := make([]float64, 0, len(v)+1)
+	out = append(out, 0)
+	for i := 1; i < len(v); i++ {
+		if m := (v[i-1] + v[i]) / 2; m > 0 {
+			out = append(out, m)
+		}
+	}
+	if len(v) > 0 {
+		out = append(out, v[len(v)-1]+math.Max(math.Abs(v[len(v)-1])*0.01, 1e-6))
+	}
+	return out
+}
+
+// thin keeps at most maxGrid evenly spaced values of the sorted vals.
+func thin(vals []float64) []float64 {
+	if len(vals) <= maxGrid {
+		return vals
+	}
+	out := make([]float64, 0, maxGrid)
+	for i := 0; i < maxGrid; i++ {
+		out = append(out, vals[i*(len(vals)-1)/(maxGrid-1)])
+	}
+	return slices.Compact(out)
+}
+
+// around returns the values of the sorted vals between the thinned grid's neighbours of x.
+func around(vals []float64, x float64) []float64 {
+	g := thin(vals)
+	i, _ := slices.BinarySearch(g, x)
+	lo, hi := g[max(i-1, 0)], g[min(i+1, len(g)-1)]
+	a, _ := slices.BinarySearch(vals, lo)
+	b, _ := slices.BinarySearch(vals, hi)
+	return vals[a:min(b+1, len(vals))]
+}

@@ -1,0 +1,108 @@
+package rank
+
+import "github.com/capdex/capdex/registry"
+
+// Retriever names used in Source.Retriever and Weights.Of. They match index.Kind.String().
+const (
+	Exact     = "exact"
+	Lexical   = "lexical"
+	Semantic  = "semantic"
+	Metadata  = "metadata"
+	Hierarchy = "hierarchy"
+	History   = "history"
+)
+
+// Source is what one retriever said about one candidate.
+type Source struct {
+	// Retriever is the retriever's name (Exact, Lexical, ...).
+	Retriever string
+	// Rank is the 1-based position of the candidate in that retriever's list.
+	Rank int
+	// Raw is the retriever's own score (BM25, cosine, ...); fusion ignores it.
+	Raw float64
+	// Matched names the fields or terms that matched.
+	Matched []string
+}
+
+// Candidate is one document under consideration, with all the evidence gathered for it and
+// the scores the stages of this package compute.
+type Candidate struct {
+	// Doc is the dense document id in the index generation.
+	Doc uint32
+	// Cap is the capability; it must not be nil.
+	Cap *registry.Capability
+	// Evidence holds one Source per retriever that returned the document.
+	Evidence []Source
+	// Availability is the post-gather policy verdict; empty means available.
+	Availability registry.Availability
+	// Fused is the weighted RRF score set by Fuse.
+	Fused float64
+	// Score is the final score: Fused after Fuse, the reranked score after Rerank.
+	Score float64
+	// Breakdown lists every named addend of Score.
+	Breakdown []registry.ScoreComponent
+	// MatchedIntents, MatchedEntities and MatchedSymptoms are the capability's values that
+	// the query matched, set by Rerank.
+	MatchedIntents, MatchedEntities, MatchedSymptoms []string
+}
+
+// best returns the candidate's best (lowest) rank from retriever name, or 0 when absent.
+func (c *Candidate) best(name string) int {
+	r := 0
+	for i := range c.Evidence {
+		e := &c.Evidence[i]
+		if e.Retriever == name && e.Rank > 0 && (r == 0 || e.Rank < r) {
+			r = e.Rank
+		}
+	}
+	return r
+}
+
+// ExactHit reports whether the exact retriever ranked the candidate first.
+func (c *Candidate) ExactHit() bool { return c.best(Exact) == 1 }
+
+// usable reports whether the caller can use the candidate now (possibly after confirming).
+func usable(a registry.Availability) bool {
+	return a == "" || a == registry.Available || a == registry.NeedsConfirmation
+}
+
+// readOnlyAction reports whether c is an action that only reads.
+func readOnlyAction(c *registry.Capability) bool {
+	return c.ResourceType == registry.TypeAction && c.SideEffect == registry.SideEffectRead
+}
+
+// HighRisk reports whether a capability is high risk: risk level high or critical, or side
+// effect I (high impact or irreversible).
+func HighRisk(c *registry.Capability) bool {
+	return c.RiskLevel.Level() >= registry.RiskHigh.Level() || c.SideEffect == registry.SideEffectImpact
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// less orders two candidates by Score, then Fused, then id (deterministic).
+func less(a, b *Candidate) int {
+	switch {
+	case a.Score > b.Score:
+		return -1
+	case a.Score < b.Score:
+		return 1
+	case a.Fused > b.Fused:
+		return -1
+	case a.Fused < b.Fused:
+		return 1
+	}
+	switch {
+	case a.Cap.ID < b.Cap.ID:
+		return -1
+	case a.Cap.ID > b.Cap.ID:
+		return 1
+	}
+	return 0
+}

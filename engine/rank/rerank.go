@@ -1,0 +1,309 @@
+package rank
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/capdex/capdex/registry"
+)
+
+// Signals is what the normalised query says, in the terms Rerank, Diversify and Resolve
+// compare with a capability's fields. All strings are expected folded (lowercase).
+type Signals struct {
+	// Intents, Entities and Symptoms are compared with the capability's fields of the same
+	// name. The query side expands intents to every registry value sharing their concept, so
+	// the comparison here is plain equality.
+	Intents, Entities, Symptoms []string
+	// Forbidden lists intents the user forbade ("不要直接更新" → update, upgrade).
+	Forbidden []string
+	// Constraints such as read_first, dry_run, read_only, no_restart.
+	Constraints []string
+	// Terms are the analysed query terms (concept names may be added with a "~" prefix, as
+	// the term function of the TermCache does). Sorted and unique is fastest; Rerank copies
+	// and sorts them otherwise.
+	Terms []string
+	// IDs are explicit ids or tool names written in the query.
+	IDs []string
+	// ExplicitWrite: the user explicitly asks for a write ("帮我删除这个日程").
+	ExplicitWrite bool
+	// Browse: the user asks what exists rather than for one action.
+	Browse bool
+	// Scope is a pack id the query implies or the request names; candidates under it get
+	// RerankOptions.ScopeBonus.
+	Scope string
+	// Lang is the query's language ("zh", "en" or "mixed"); Resolve writes
+	// missing_information in Chinese for "zh".
+	Lang string
+	// PolicyHidden tells Resolve that the caller may know that matches exist which policy
+	// hides from it; only then does Resolve answer the reason policy_hidden.
+	PolicyHidden bool
+}
+
+// RerankOptions holds the rerank constants. They are on the scale of RRF scores: with
+// K = 60 a single retriever at rank 1 contributes weight/61 (0.016 for weight 1.0), and the
+// gap between ranks 1 and 2 of one retriever is about weight/3700 (0.0003). A bonus of 0.01
+// therefore outweighs a few ranks of agreement between retrievers but not a retriever's
+// whole contribution. The zero value disables every adjustment; use DefaultRerankOptions.
+type RerankOptions struct {
+	// IntentBonus is added per matched intent, for at most MaxIntents matches.
+	// Default 0.012 (a little less than one retriever's rank-1 contribution), 2.
+	IntentBonus float64
+	MaxIntents  int
+	// EntityBonus is added per matched entity, for at most MaxEntities matches.
+	// Default 0.008, 3.
+	EntityBonus float64
+	MaxEntities int
+	// SymptomBonus is added per matched symptom, for at most MaxSymptoms matches. Symptoms
+	// are specific, so they weigh most. Default 0.015, 2.
+	SymptomBonus float64
+	MaxSymptoms  int
+	// WhenToUseBonus scales the best coverage (0..1) of one when_to_use entry by the query
+	// terms. Default 0.010.
+	WhenToUseBonus float64
+	// WhenNotToUsePenalty scales the best coverage of one when_not_to_use entry, applied only
+	// when that coverage reaches WhenNotToUseMin. Default 0.030, 0.5.
+	WhenNotToUsePenalty float64
+	WhenNotToUseMin     float64
+	// ForbiddenPenalty is subtracted when a capability's intents meet Signals.Forbidden.
+	// Default 0.080: larger than the sum of all retrievers' rank-1 contributions short of
+	// an exact hit, so a forbidden action falls below every plausible alternative.
+	ForbiddenPenalty float64
+	// Availability penalties (context fit): needs_confirmation 0.002, missing_credentials
+	// 0.008, forbidden 0.012, unavailable and incompatible 0.020; available costs nothing.
+	NeedsConfirmationPenalty, MissingCredentialsPenalty, ForbiddenAvailabilityPenalty, UnusablePenalty float64
+	// SideEffectPenalty is charged per side-effect level (R 0 … I 3) and RiskPenalty per
+	// risk level (low 0 … critical 3). Default 0.002 each.
+	SideEffectPenalty, RiskPenalty float64
+	// CautionFactor multiplies the risk penalty when the query asks for caution: a
+	// constraint in CautionConstraints, or only read-like intents (ReadIntents) and no
+	// explicit write. Default 4.
+	CautionFactor float64
+	// CautionConstraints default to read_first, dry_run, read_only.
+	CautionConstraints []string
+	// ReadIntents are the intents that only read; default DefaultReadIntents().
+	ReadIntents []string
+	// ScopeBonus is added to candidates inside Signals.Scope (the scope itself included).
+	// Default 0.004.
+	ScopeBonus float64
+	// Terms supplies the analysed when_to_use and when_not_to_use entries of each
+	// capability. Nil falls back to substring tests of the query terms in the raw text,
+	// which is slower and cruder.
+	Terms *TermCache
+}
+
+// DefaultReadIntents returns the intents that only read or look.
+func DefaultReadIntents() []string {
+	return []string{
+		"diagnose", "inspect", "verify", "check", "list", "search", "query", "get", "show",
+		"view", "read", "status", "monitor", "analyze", "explain", "find", "lookup", "browse",
+		"compare", "describe", "estimate", "preview", "summarize", "report", "audit", "test",
+		"explore", "navigate", "recommend", "translate", "calculate", "track", "watch",
+	}
+}
+
+// DefaultRerankOptions returns the documented defaults.
+func DefaultRerankOptions() RerankOptions {
+	return RerankOptions{
+		IntentBonus: 0.012, MaxIntents: 2,
+		EntityBonus: 0.008, MaxEntities: 3,
+		SymptomBonus: 0.015, MaxSymptoms: 2,
+		WhenToUseBonus:      0.010,
+		WhenNotToUsePenalty: 0.030, WhenNotToUseMin: 0.5,
+		ForbiddenPenalty:         0.080,
+		NeedsConfirmationPenalty: 0.002, MissingCredentialsPenalty: 0.008,
+		ForbiddenAvailabilityPenalty: 0.012, UnusablePenalty: 0.020,
+		SideEffectPenalty: 0.002, RiskPenalty: 0.002, CautionFactor: 4,
+		CautionConstraints: []string{"read_first", "dry_run", "read_only"},
+		ReadIntents:        DefaultReadIntents(),
+		ScopeBonus:         0.004,
+	}
+}
+
+// Breakdown component names added by Rerank.
+const (
+	CompIntent       = "intent"
+	CompEntity       = "entity"
+	CompSymptom      = "symptom"
+	CompWhenToUse    = "when_to_use"
+	CompScope        = "scope"
+	CompAvailability = "availability"
+	CompRisk         = "risk"
+	CompWhenNotToUse = "when_not_to_use"
+	CompForbidden    = "forbidden_intent"
+)
+
+// Rerank adds fitness to the fused relevance of every candidate and sorts cands by the new
+// Score, best first. The score is
+//
+//	Fused
+//	+ IntentBonus·min(#intents matched, MaxIntents)
+//	+ EntityBonus·min(#entities matched, MaxEntities)
+//	+ SymptomBonus·min(#symptoms matched, MaxSymptoms)
+//	+ WhenToUseBonus·coverage(best when_to_use entry)
+//	+ ScopeBonus (inside Signals.Scope)
+//	− availability penalty (context fit)
+//	− risk penalty: (SideEffectPenalty·side-effect level + RiskPenalty·risk level), times
+//	  CautionFactor when the query asks for caution; zero when the user explicitly asks for
+//	  a write and the capability's intents match the query's
+//	− WhenNotToUsePenalty·coverage(best when_not_to_use entry) when coverage ≥ WhenNotToUseMin
+//	− ForbiddenPenalty when the capability's intents meet Signals.Forbidden
+//
+// Every non-zero addend is appended to Breakdown (penalties as negative values). Coverage
+// of an entry is the share of its terms that the query holds. Fuse must have run first
+// (Rerank starts from Fused and keeps Breakdown's fusion components).
+func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
+	terms := s.Terms
+	if !sortedUnique(terms) {
+		terms = slices.Clone(terms)
+		slices.Sort(terms)
+		terms = slices.Compact(terms)
+	}
+	caution := false
+	for _, c := range s.Constraints {
+		if contains(opts.CautionConstraints, c) {
+			caution = true
+		}
+	}
+	if !caution && !s.ExplicitWrite && len(s.Intents) > 0 {
+		caution = true
+		for _, in := range s.Intents {
+			if !contains(opts.ReadIntents, in) {
+				caution = false
+				break
+			}
+		}
+	}
+	arena := matchArena(cands, s)
+	for i := range cands {
+		c := &cands[i]
+		cp := c.Cap
+		score := c.Fused
+		c.Breakdown = trimToFusion(c.Breakdown)
+		add := func(name string, v float64) {
+			if v != 0 {
+				score += v
+				c.Breakdown = append(c.Breakdown, registry.ScoreComponent{Name: name, Value: v})
+			}
+		}
+		c.MatchedIntents, arena = matchInto(c.MatchedIntents, arena, cp.Intents, s.Intents)
+		c.MatchedEntities, arena = matchInto(c.MatchedEntities, arena, cp.Entities, s.Entities)
+		c.MatchedSymptoms, arena = matchInto(c.MatchedSymptoms, arena, cp.Symptoms, s.Symptoms)
+		add(CompIntent, opts.IntentBonus*float64(min(len(c.MatchedIntents), opts.MaxIntents)))
+		add(CompEntity, opts.EntityBonus*float64(min(len(c.MatchedEntities), opts.MaxEntities)))
+		add(CompSymptom, opts.SymptomBonus*float64(min(len(c.MatchedSymptoms), opts.MaxSymptoms)))
+		if len(terms) > 0 {
+			if opts.WhenToUseBonus != 0 && len(cp.WhenToUse) > 0 {
+				add(CompWhenToUse, opts.WhenToUseBonus*opts.Terms.coverage(c, terms, false))
+			}
+		}
+		if s.Scope != "" && (cp.ID == s.Scope || strings.HasPrefix(cp.ID, s.Scope) && len(cp.ID) > len(s.Scope) && cp.ID[len(s.Scope)] == '.') {
+			add(CompScope, opts.ScopeBonus)
+		}
+		add(CompAvailability, -availabilityPenalty(c.Availability, &opts))
+		if !(s.ExplicitWrite && len(c.MatchedIntents) > 0) {
+			risk := opts.SideEffectPenalty*float64(max(cp.SideEffect.Level(), 0)) +
+				opts.RiskPenalty*float64(max(cp.RiskLevel.Level(), 0))
+			if caution {
+				risk *= opts.CautionFactor
+			}
+			add(CompRisk, -risk)
+		}
+		if len(terms) > 0 && opts.WhenNotToUsePenalty != 0 && len(cp.WhenNotToUse) > 0 {
+			if cov := opts.Terms.coverage(c, terms, true); cov >= opts.WhenNotToUseMin {
+				add(CompWhenNotToUse, -opts.WhenNotToUsePenalty*cov)
+			}
+		}
+		if len(s.Forbidden) > 0 {
+			for _, in := range cp.Intents {
+				if containsFold(s.Forbidden, in) {
+					add(CompForbidden, -opts.ForbiddenPenalty)
+					break
+				}
+			}
+		}
+		c.Score = score
+	}
+	slices.SortFunc(cands, func(a, b Candidate) int { return less(&a, &b) })
+}
+
+func availabilityPenalty(a registry.Availability, o *RerankOptions) float64 {
+	switch a {
+	case registry.NeedsConfirmation:
+		return o.NeedsConfirmationPenalty
+	case registry.MissingCredentials:
+		return o.MissingCredentialsPenalty
+	case registry.Forbidden:
+		return o.ForbiddenAvailabilityPenalty
+	case registry.Unavailable, registry.Incompatible:
+		return o.UnusablePenalty
+	}
+	return 0
+}
+
+// trimToFusion drops the components a previous Rerank added, keeping the fusion ones.
+func trimToFusion(b []registry.ScoreComponent) []registry.ScoreComponent {
+	n := 0
+	for n < len(b) && strings.HasPrefix(b[n].Name, "rrf.") {
+		n++
+	}
+	return b[:n]
+}
+
+// matchArena returns one slice with room for every candidate's matched values that lack
+// capacity of their own, so Rerank allocates at most once.
+func matchArena(cands []Candidate, s Signals) []string {
+	n := 0
+	for i := range cands {
+		c := &cands[i]
+		if len(s.Intents) > 0 && cap(c.MatchedIntents) < len(c.Cap.Intents) {
+			n += len(c.Cap.Intents)
+		}
+		if len(s.Entities) > 0 && cap(c.MatchedEntities) < len(c.Cap.Entities) {
+			n += len(c.Cap.Entities)
+		}
+		if len(s.Symptoms) > 0 && cap(c.MatchedSymptoms) < len(c.Cap.Symptoms) {
+			n += len(c.Cap.Symptoms)
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return make([]string, n)
+}
+
+// matchInto returns the values of have that occur in want, stored in dst's storage when it
+// has room for all of have and carved from arena otherwise, and the rest of the arena.
+func matchInto(dst, arena, have, want []string) ([]string, []string) {
+	dst = dst[:0]
+	if len(want) == 0 || len(have) == 0 {
+		return dst, arena
+	}
+	for _, h := range have {
+		if !containsFold(want, h) {
+			continue
+		}
+		if len(dst) == 0 && cap(dst) < len(have) && len(arena) >= len(have) {
+			dst, arena = arena[:0:len(have)], arena[len(have):]
+		}
+		dst = append(dst, h)
+	}
+	return dst, arena
+}
+
+func containsFold(list []string, s string) bool {
+	for _, x := range list {
+		if x == s || strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedUnique(a []string) bool {
+	for i := 1; i < len(a); i++ {
+		if a[i-1] >= a[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,224 @@
+package rank
+
+import (
+	"strings"
+
+	"github.com/capdex/capdex/registry"
+)
+
+// Reason codes returned by Resolve.
+const (
+	ReasonNoMatch      = "no_match"
+	ReasonUnavailable  = "unavailable"
+	ReasonIncompatible = "incompatible"
+	ReasonPolicyHidden = "policy_hidden"
+)
+
+// Resolve says how sure a search is, from the ranked candidates (Rerank's order, before or
+// after Diversify), the query's signals and the thresholds:
+//
+//   - no candidates, or the top score below t.Floor without an exact hit:
+//     no_confident_match, reason no_match (policy_hidden instead when s.PolicyHidden);
+//   - an exact-id hit at the top (the exact retriever's rank 1) that is usable: confident;
+//   - no usable candidate among those above the floor: no_confident_match with reason
+//     incompatible (when the top one is incompatible) or unavailable, and missing naming
+//     absent credentials when that is why;
+//   - otherwise, with the best usable candidate b and the next usable one:
+//     a browse request, or b a pack: ambiguous (unless b is the only candidate above the
+//     floor) — the user is choosing among a pack's capabilities;
+//     b.Score ≥ t.Confident and b.Score − next ≥ t.Margin: confident;
+//     else ambiguous.
+//
+// For ambiguous answers, missing names what would tell the closest candidates apart: the
+// tools (entities) they differ by, read only versus change (side effects), the actions
+// (primary intents), or else their titles; in Chinese when s.Lang is "zh".
+func Resolve(cands []Candidate, s Signals, t Thresholds) (res registry.Resolution, reason string, missing []string) {
+	noMatch := ReasonNoMatch
+	if s.PolicyHidden {
+		noMatch = ReasonPolicyHidden
+	}
+	if len(cands) == 0 {
+		return registry.NoConfidentMatch, noMatch, nil
+	}
+	top := &cands[0]
+	if top.ExactHit() && usable(top.Availability) {
+		return registry.Confident, "", nil
+	}
+	if top.Score < t.Floor && !top.ExactHit() {
+		return registry.NoConfidentMatch, noMatch, nil
+	}
+	b, next := -1, -1
+	above := 0
+	for i := range cands {
+		if cands[i].Score < t.Floor && !(i == 0 && top.ExactHit()) {
+			break
+		}
+		above++
+		if !usable(cands[i].Availability) {
+			continue
+		}
+		if b < 0 {
+			b = i
+		} else if next < 0 {
+			next = i
+		}
+	}
+	if b < 0 {
+		reason = ReasonUnavailable
+		if top.Availability == registry.Incompatible {
+			reason = ReasonIncompatible
+		}
+		if top.Availability == registry.MissingCredentials && len(top.Cap.Requirements.Credentials) > 0 {
+			missing = []string{label(s.Lang, "credentials: ", "凭据：") + strings.Join(top.Cap.Requirements.Credentials, ", ")}
+		}
+		return registry.NoConfidentMatch, reason, missing
+	}
+	second := 0.0
+	if next >= 0 {
+		second = cands[next].Score
+	}
+	best := &cands[b]
+	switch {
+	case (s.Browse || best.Cap.ResourceType == registry.TypePack) && above > 1:
+		return registry.Ambiguous, "", missingInfo(cands, b, t, s)
+	case best.Score >= t.Confident && best.Score-second >= t.Margin:
+		return registry.Confident, "", nil
+	}
+	return registry.Ambiguous, "", missingInfo(cands, b, t, s)
+}
+
+func label(lang, en, zh string) string {
+	if lang == "zh" {
+		return zh
+	}
+	return en
+}
+
+// missingInfo compares the best usable candidate with the usable ones close to it (within
+// t.Margin, at most four in all); a best candidate with no close rival asks for detail.
+func missingInfo(cands []Candidate, b int, t Thresholds, s Signals) []string {
+	var groupBuf [4]*Candidate
+	group := append(groupBuf[:0], &cands[b])
+	for i := b + 1; i < len(cands) && len(group) < len(groupBuf); i++ {
+		c := &cands[i]
+		if !usable(c.Availability) {
+			continue
+		}
+		if cands[b].Score-c.Score > t.Margin {
+			break
+		}
+		group = append(group, c)
+	}
+	if group[0].Cap.ResourceType == registry.TypePack {
+		// The user must pick inside the pack.
+		var kids []string
+		for i := range cands {
+			c := cands[i].Cap
+			if registry.Parent(c.ID) == group[0].Cap.ID && len(kids) < 4 {
+				kids = append(kids, registry.Leaf(c.ID))
+			}
+		}
+		if len(kids) >= 2 {
+			return []string{question(s.Lang, "which capability in "+group[0].Cap.ID, group[0].Cap.ID+" 中的哪个能力", kids)}
+		}
+		return []string{label(s.Lang, "which capability in "+group[0].Cap.ID+"?", group[0].Cap.ID+" 中的哪个能力？")}
+	}
+	if len(group) < 2 {
+		return []string{label(s.Lang, "more detail: is "+title(group[0].Cap)+" what you want?", "更多细节：是否需要「"+title(group[0].Cap)+"」？")}
+	}
+	var out []string
+	var ents []string
+	for _, c := range group {
+		if e := distinct(c.Cap.Entities, group, func(x *registry.Capability) []string { return x.Entities }); e != "" && !contains(ents, e) {
+			ents = append(ents, e)
+		}
+	}
+	if len(ents) >= 2 {
+		out = append(out, question(s.Lang, "which tool", "哪个工具", ents))
+	}
+	read, write := false, false
+	for _, c := range group {
+		if c.Cap.ResourceType != registry.TypeAction {
+			continue
+		}
+		if c.Cap.SideEffect == registry.SideEffectRead {
+			read = true
+		} else {
+			write = true
+		}
+	}
+	if read && write {
+		out = append(out, label(s.Lang, "read only or change?", "只读查看还是修改？"))
+	}
+	var acts []string
+	for _, c := range group {
+		if len(c.Cap.Intents) > 0 && !contains(acts, c.Cap.Intents[0]) {
+			acts = append(acts, c.Cap.Intents[0])
+		}
+	}
+	if len(acts) >= 2 {
+		out = append(out, question(s.Lang, "which action", "哪个操作", acts))
+	}
+	if len(out) == 0 {
+		titles := make([]string, 0, len(group))
+		for _, c := range group {
+			titles = append(titles, title(c.Cap))
+		}
+		out = append(out, question(s.Lang, "which one", "哪一个", titles))
+	}
+	return out
+}
+
+// distinct returns the first of vals that some other group member lacks.
+func distinct(vals []string, group []*Candidate, field func(*registry.Capability) []string) string {
+	for _, v := range vals {
+		for _, o := range group {
+			if !containsFold(field(o.Cap), v) {
+				return v
+			}
+		}
+	}
+	return ""
+}
+
+func title(c *registry.Capability) string {
+	if c.Title != "" {
+		return c.Title
+	}
+	return c.ID
+}
+
+// question renders "which tool: a, b or c?" / "哪个工具：a、b 还是 c？".
+func question(lang, en, zh string, opts []string) string {
+	var sb strings.Builder
+	if lang == "zh" {
+		sb.WriteString(zh)
+		sb.WriteString("：")
+		for i, o := range opts {
+			switch {
+			case i == 0:
+			case i == len(opts)-1:
+				sb.WriteString(" 还是 ")
+			default:
+				sb.WriteString("、")
+			}
+			sb.WriteString(o)
+		}
+		sb.WriteString("？")
+		return sb.String()
+	}
+	sb.WriteString(en)
+	sb.WriteString(": ")
+	for i, o := range opts {
+		switch {
+		case i == 0:
+		case i == len(opts)-1:
+			sb.WriteString(" or ")
+		default:
+			sb.WriteString(", ")
+		}
+		sb.WriteString(o)
+	}
+	sb.WriteString("?")
+	return sb.String()
+}

@@ -1,0 +1,323 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/capdex/capdex/actors"
+	"github.com/capdex/capdex/engine/policy"
+	"github.com/capdex/capdex/engine/query"
+	"github.com/capdex/capdex/engine/rank"
+	"github.com/capdex/capdex/index"
+	"github.com/capdex/capdex/index/text"
+	"github.com/capdex/capdex/registry"
+)
+
+// Update is one step of a streamed search: partial rankings as retrievers answer, then the
+// final one (Final true), after which the channel is closed.
+type Update struct {
+	Response *registry.SearchResponse
+	Final    bool
+}
+
+// Search finds the capabilities that fit req.Query for the caller rc. It never fails
+// because a retriever is slow or broken: the answer is then partial and says so in
+// SearchMeta. It returns ErrInvalidRequest for a request that breaks the protocol.
+func (e *Engine) Search(ctx context.Context, req registry.SearchRequest, rc registry.RuntimeContext) (*registry.SearchResponse, error) {
+	job, err := e.prepare(ctx, &req, &rc, false)
+	if err != nil {
+		return nil, err
+	}
+	if job == nil {
+		return e.empty(&req), nil
+	}
+	return e.sys.Search(ctx, job)
+}
+
+// SearchStream is Search with the partial rankings: the channel carries an Update per
+// retriever answer, then the final one, and is closed.
+func (e *Engine) SearchStream(ctx context.Context, req registry.SearchRequest, rc registry.RuntimeContext) (<-chan Update, error) {
+	job, err := e.prepare(ctx, &req, &rc, true)
+	if err != nil {
+		return nil, err
+	}
+	out := make(chan Update, 1)
+	if job == nil {
+		out <- Update{Response: e.empty(&req), Final: true}
+		close(out)
+		return out, nil
+	}
+	in, err := e.sys.SearchStream(ctx, job)
+	if err != nil {
+		return nil, err
+	}
+	go func() {
+		defer close(out)
+		for u := range in {
+			out <- Update{Response: u.Response, Final: u.Final}
+		}
+	}()
+	return out, nil
+}
+
+// ValidateSearch checks a request against the protocol of DESIGN.md §5 and fills defaults.
+func ValidateSearch(req *registry.SearchRequest) error {
+	if strings.TrimSpace(req.Query) == "" {
+		return fmt.Errorf("%w: query is empty", ErrInvalidRequest)
+	}
+	if req.Limit == 0 {
+		req.Limit = registry.DefaultLimit
+	}
+	if req.Limit < 1 || req.Limit > registry.MaxLimit {
+		return fmt.Errorf("%w: limit %d is outside 1..%d", ErrInvalidRequest, req.Limit, registry.MaxLimit)
+	}
+	for _, t := range req.Types {
+		switch t {
+		case registry.TypePack, registry.TypeAction, registry.TypeRecipe:
+		default:
+			return fmt.Errorf("%w: types: unknown resource type %q (want pack, action or recipe)", ErrInvalidRequest, t)
+		}
+	}
+	if req.SideEffectMax != "" && req.SideEffectMax.Level() < 0 {
+		return fmt.Errorf("%w: side_effect_max: unknown side effect %q (want R, W-local, W-shared or I)", ErrInvalidRequest, req.SideEffectMax)
+	}
+	if req.Within != "" && !registry.ValidID(req.Within) {
+		return fmt.Errorf("%w: within: %q is not a pack id", ErrInvalidRequest, req.Within)
+	}
+	return nil
+}
+
+// prepare validates and normalises the request and builds the actor job. A nil job with a
+// nil error means nothing can match (the pre-filter allows no document).
+func (e *Engine) prepare(ctx context.Context, req *registry.SearchRequest, rc *registry.RuntimeContext, stream bool) (*actors.Job, error) {
+	if err := ValidateSearch(req); err != nil {
+		return nil, err
+	}
+	st := e.state.Load()
+	if st == nil {
+		return nil, ErrClosed
+	}
+	start := time.Now()
+	parsed, err := e.norm.Normalize(ctx, req.Query, st.lex)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
+	}
+	allow := st.gen.Filter(rc, index.FilterSpec{Within: req.Within, Types: req.Types, SideEffectMax: req.SideEffectMax})
+	names := query.Plan(parsed, req)
+	plan := make([]actors.Step, 0, len(names))
+	for _, n := range names {
+		k, err := index.ParseKind(n)
+		if err != nil {
+			continue
+		}
+		plan = append(plan, actors.Step{Kind: k, Deadline: e.deadlines[n], Limit: stepLimit(k)})
+	}
+	iq := &index.Query{
+		Text: parsed.Text, Terms: parsed.Terms, IDs: parsed.IDs,
+		Intents: parsed.Intents, Entities: parsed.Entities, Symptoms: parsed.Symptoms,
+		Match: req.Match, Within: req.Within, Browse: parsed.Browse,
+		User: rc.User, Project: rc.Project,
+	}
+	if iq.Within == "" && parsed.Browse {
+		iq.Within = parsed.Scope
+	}
+	sc := &searchCtx{e: e, st: st, req: req, rc: rc, parsed: parsed, allow: allow, start: start}
+	sc.signals = e.signals(st, parsed, req)
+	job := &actors.Job{
+		Query: iq, Allow: allow, Plan: plan,
+		Retrieve:      st.gen.Retrieve,
+		Rank:          sc.rank,
+		Stream:        stream,
+		MaxCandidates: e.opts.MaxCandidates,
+	}
+	return job, nil
+}
+
+func stepLimit(k index.Kind) int {
+	switch k {
+	case index.Exact:
+		return 10
+	case index.History:
+		return 20
+	}
+	return 50
+}
+
+func (e *Engine) signals(st *state, p *query.Parsed, req *registry.SearchRequest) rank.Signals {
+	s := rank.Signals{
+		Intents: p.Intents, Entities: p.Entities, Symptoms: p.Symptoms,
+		Forbidden: p.Forbidden, Constraints: p.Constraints,
+		Terms: rank.QueryTerms(p.Terms), IDs: p.IDs,
+		ExplicitWrite: p.ExplicitWrite, Browse: p.Browse, Scope: p.Scope, Lang: p.Lang,
+	}
+	if req.Within != "" {
+		s.Scope = req.Within
+	}
+	return s
+}
+
+func (e *Engine) empty(req *registry.SearchRequest) *registry.SearchResponse {
+	return &registry.SearchResponse{
+		Query: req.Query, Scope: scopeOf(req), Resolution: registry.NoConfidentMatch,
+		Reason: "no_match", Matches: []registry.Match{},
+	}
+}
+
+func scopeOf(req *registry.SearchRequest) string {
+	if req.Within != "" {
+		return req.Within
+	}
+	return "all"
+}
+
+// searchCtx is one search's state on the ranking side. rank is called by the gather
+// actor, never concurrently for one search.
+type searchCtx struct {
+	e       *Engine
+	st      *state
+	req     *registry.SearchRequest
+	rc      *registry.RuntimeContext
+	parsed  *query.Parsed
+	signals rank.Signals
+	allow   *roaring.Bitmap
+	start   time.Time
+	cands   []rank.Candidate
+	pos     map[uint32]int
+}
+
+// rank turns the evidence gathered so far into a response.
+func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
+	e, gen := sc.e, sc.st.gen
+	if sc.pos == nil {
+		sc.pos = make(map[uint32]int, 64)
+	}
+	sc.cands = sc.cands[:0]
+	clear(sc.pos)
+	for _, ev := range g.Evidence {
+		if ev.Outcome != actors.OK {
+			continue
+		}
+		name := ev.Kind.String()
+		for i, h := range ev.Hits {
+			j, ok := sc.pos[h.Doc]
+			if !ok {
+				c := gen.Doc(h.Doc)
+				av, _ := policy.Availability(c, sc.rc)
+				j = len(sc.cands)
+				sc.pos[h.Doc] = j
+				sc.cands = append(sc.cands, rank.Candidate{Doc: h.Doc, Cap: c, Availability: av})
+			}
+			sc.cands[j].Evidence = append(sc.cands[j].Evidence, rank.Source{Retriever: name, Rank: i + 1, Raw: h.Score, Matched: h.Matched})
+		}
+	}
+	cands := sc.cands
+	rank.Fuse(cands, e.weights)
+	ro := e.rerank
+	ro.Terms = sc.st.terms
+	rank.Rerank(cands, sc.signals, ro)
+	th := *e.thresh.Load()
+	sig := sc.signals
+	sig.PolicyHidden = sc.policyHidden()
+	res, reason, missing := rank.Resolve(cands, sig, th)
+	do := e.diversify
+	do.Ambiguous = res == registry.Ambiguous
+	top := rank.Diversify(cands, sc.req.Limit, do)
+
+	resp := &registry.SearchResponse{
+		Query: sc.req.Query, Scope: scopeOf(sc.req), Resolution: res, Reason: reason,
+		MissingInformation: missing, Matches: make([]registry.Match, 0, len(top)),
+	}
+	if res == registry.NoConfidentMatch && reason == "no_match" {
+		top = top[:0] // nothing worth showing: an honest empty answer
+	}
+	for i := range top {
+		resp.Matches = append(resp.Matches, sc.match(i+1, &top[i]))
+	}
+	m := &resp.SearchMeta
+	for _, s := range g.Planned {
+		m.PlannedRetrievers = append(m.PlannedRetrievers, s.Kind.String())
+	}
+	m.CompletedRetrievers, m.TimedOutRetrievers = []string{}, []string{}
+	for _, ev := range g.Evidence {
+		switch ev.Outcome {
+		case actors.OK:
+			m.CompletedRetrievers = append(m.CompletedRetrievers, ev.Kind.String())
+		case actors.TimedOut:
+			m.TimedOutRetrievers = append(m.TimedOutRetrievers, ev.Kind.String())
+		default:
+			m.FailedRetrievers = append(m.FailedRetrievers, ev.Kind.String())
+		}
+	}
+	for _, k := range g.Pending {
+		if !slices.Contains(m.TimedOutRetrievers, k.String()) {
+			m.TimedOutRetrievers = append(m.TimedOutRetrievers, k.String())
+		}
+	}
+	m.CandidateCount = len(cands)
+	m.ReturnedCount = len(resp.Matches)
+	m.Partial = len(m.TimedOutRetrievers) > 0 || len(m.FailedRetrievers) > 0 || !g.Final
+	m.TookUS = time.Since(sc.start).Microseconds()
+	m.Generation = gen.Snapshot().Generation
+	return resp
+}
+
+// policyHidden reports whether an id the query names exists, the caller may discover it,
+// and the request's own filters (within, types, side_effect_max) or the environment hid it.
+func (sc *searchCtx) policyHidden() bool {
+	snap := sc.st.gen.Snapshot()
+	for _, id := range sc.parsed.IDs {
+		d, ok := snap.DocID(id)
+		if !ok || sc.allow.Contains(d) {
+			continue
+		}
+		if policy.Check(snap.Caps[d], sc.rc, registry.GateDiscover).Allowed {
+			return true
+		}
+	}
+	return false
+}
+
+func (sc *searchCtx) match(n int, c *rank.Candidate) registry.Match {
+	cp := c.Cap
+	m := registry.Match{
+		Rank: n, ResourceType: cp.ResourceType, ResourceID: cp.ID, Title: cp.Title, Summary: cp.Summary,
+		MatchedEntities: nonNil(c.MatchedEntities), MatchedIntents: nonNil(c.MatchedIntents),
+		MatchedSymptoms: nonNil(c.MatchedSymptoms),
+		SideEffect:      cp.SideEffect, RiskLevel: cp.RiskLevel,
+		RequiresConfirmation: policy.NeedsConfirmation(cp),
+		Availability:         c.Availability,
+		Score:                round4(c.Score),
+		NextStep:             registry.NextStep{Tool: "capability_describe", Arguments: map[string]string{"resource_id": cp.ID}},
+	}
+	if m.Availability == "" {
+		m.Availability = registry.Available
+	}
+	if sc.req.Explain {
+		x := &registry.Explanation{Score: slices.Clone(c.Breakdown)}
+		for _, s := range c.Evidence {
+			x.Evidence = append(x.Evidence, registry.EvidenceItem{Retriever: s.Retriever, Rank: s.Rank, RawScore: round4(s.Raw), Matched: s.Matched})
+		}
+		m.Explain = x
+	}
+	return m
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return slices.Clone(s)
+}
+
+func round4(f float64) float64 {
+	return math.Round(f*1e4) / 1e4
+}
+
+// analyzeTerms is the term function of the rank term cache.
+func analyzeTerms(s string) []string { return text.Analyze(s) }

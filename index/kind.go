@@ -1,0 +1,75 @@
+package index
+
+import (
+	"fmt"
+
+	"github.com/capdex/capdex/registry"
+)
+
+// Kind names a retriever.
+type Kind uint8
+
+// Retriever kinds.
+const (
+	Exact Kind = iota
+	Lexical
+	Semantic
+	Metadata
+	Hierarchy
+	History
+	// NumKinds is the number of retriever kinds.
+	NumKinds
+)
+
+var kindNames = [NumKinds]string{"exact", "lexical", "semantic", "metadata", "hierarchy", "history"}
+
+// String returns the lowercase name of the kind ("exact", "lexical", ...).
+func (k Kind) String() string {
+	if k < NumKinds {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// ParseKind returns the kind named s (as written by String); ErrUnknownKind otherwise.
+func ParseKind(s string) (Kind, error) {
+	for i, n := range kindNames {
+		if n == s {
+			return Kind(i), nil
+		}
+	}
+	return 0, fmt.Errorf("%w: %q", ErrUnknownKind, s)
+}
+
+// Hit is one document a retriever found.
+type Hit struct {
+	// Doc is the docID: the position of the capability in the generation's snapshot.
+	Doc uint32
+	// Score is the retriever's raw score; higher is better, comparable only within one
+	// retriever's answer.
+	Score float64
+	// Matched names what matched: field names for lexical ("title", "aliases"), field:value
+	// pairs for metadata ("intents:diagnose"), the name form for exact ("id", "alias").
+	Matched []string
+}
+
+// Query is what the retrievers read. The engine's normalizer fills it; a Query with only
+// Text set also works (Terms are then analysed from Text).
+type Query struct {
+	// Text is the raw query text.
+	Text string
+	// Terms are the analysed search terms (text.Analyze of the text); nil means analyse Text.
+	Terms []string
+	// IDs are explicit ids or tool names found in the text.
+	IDs []string
+	// Intents, Entities and Symptoms are normalised values (concept names or registry terms).
+	Intents, Entities, Symptoms []string
+	// Match is the structured match of a search request, if any.
+	Match *registry.StructuredMatch
+	// Within is the pack scope of the request, if any.
+	Within string
+	// Browse says the caller is browsing (asking what exists) rather than naming a task.
+	Browse bool
+	// User and Project select the history of uses.
+	User, Project string
+}

@@ -1,0 +1,423 @@
+package index
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"slices"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/capdex/capdex/index/text"
+	"github.com/capdex/capdex/registry"
+)
+
+// Lexical fields, their names (as reported in Hit.Matched) and BM25F weights.
+// when_not_to_use is deliberately not indexed: words that say when NOT to pick a
+// capability must not attract the queries that contain them.
+const (
+	fTitle = iota
+	fAliases
+	fID
+	fSummary
+	fWhenToUse
+	fEntities
+	fIntents
+	fSymptoms
+	fTags
+	fParams
+	fGuidance
+	fSteps
+	numFields
+)
+
+var fieldNames = [numFields]string{"title", "aliases", "id", "summary", "when_to_use", "entities",
+	"intents", "symptoms", "tags", "params", "guidance", "steps"}
+
+var fieldWeights = [numFields]float32{3, 2.5, 2, 1, 1, 1.5, 1.5, 1.5, 1, 0.5, 0.5, 0.5}
+
+// BM25 parameters.
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+	// conceptWeight is the weight of a term added by concept expansion, relative to a term
+	// of the query itself.
+	conceptWeight = 0.3
+	// maxQueryTerms and maxConceptTerms bound the work of one lexical query; the terms with
+	// the highest idf are kept.
+	maxQueryTerms   = 64
+	maxConceptTerms = 48
+)
+
+// maskConcept marks a lexical candidate matched through concept expansion.
+const maskConcept = 1 << 15
+
+// lexIndex is the BM25F index: one posting list per term in a shared arena, each posting a
+// docID, a precomputed impact (weighted, length-normalised, saturated term frequency, idf not
+// included) and the bits of the fields the term occurs in.
+type lexIndex struct {
+	dict   map[string]uint32
+	off    []uint32 // term t's postings are [off[t], off[t+1])
+	docs   []uint32
+	imps   []float32
+	masks  []uint16
+	idf    []float32
+	maxImp []float32
+
+	concepts sync.Map // concept name → []uint32 term ids of its members
+}
+
+func (x *lexIndex) list(t uint32) ([]uint32, []float32, []uint16) {
+	a, b := x.off[t], x.off[t+1]
+	return x.docs[a:b:b], x.imps[a:b:b], x.masks[a:b:b]
+}
+
+// fieldTexts calls fn with every text of c per lexical field.
+func fieldTexts(c *registry.Capability, fn func(field int, s string)) {
+	fn(fTitle, c.Title)
+	for _, a := range c.Aliases {
+		fn(fAliases, a)
+	}
+	fn(fID, c.ID)
+	if c.ExternalID != "" {
+		fn(fID, c.ExternalID)
+	}
+	fn(fSummary, c.Summary)
+	for _, s := range c.WhenToUse {
+		fn(fWhenToUse, s)
+	}
+	for _, s := range c.Entities {
+		fn(fEntities, s)
+	}
+	for _, s := range c.Intents {
+		fn(fIntents, s)
+	}
+	for _, s := range c.Symptoms {
+		fn(fSymptoms, s)
+	}
+	for _, s := range c.Tags {
+		fn(fTags, s)
+	}
+	fn(fTags, c.Domain)
+	for _, s := range c.Scenarios {
+		fn(fTags, s)
+	}
+	schemaTexts(c.ArgumentsSchema, func(s string) { fn(fParams, s) })
+	for _, s := range c.Produces {
+		fn(fParams, s)
+	}
+	fn(fGuidance, c.Guidance)
+	for _, st := range c.Steps {
+		fn(fSteps, st.Title)
+		fn(fSteps, st.Note)
+		fn(fSteps, st.Command)
+	}
+}
+
+// schemaTexts calls fn with the property names, titles and descriptions of a JSON Schema,
+// following nested properties and items a few levels deep.
+func schemaTexts(raw json.RawMessage, fn func(string)) {
+	if len(raw) == 0 {
+		return
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return
+	}
+	var walk func(v any, depth int)
+	walk = func(v any, depth int) {
+		m, ok := v.(map[string]any)
+		if !ok || depth > 4 {
+			return
+		}
+		for _, k := range []string{"title", "description"} {
+			if s, ok := m[k].(string); ok && depth > 0 {
+				fn(s)
+			}
+		}
+		if props, ok := m["properties"].(map[string]any); ok {
+			keys := make([]string, 0, len(props))
+			for k := range props {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				fn(k)
+				walk(props[k], depth+1)
+			}
+		}
+		if items, ok := m["items"]; ok {
+			walk(items, depth+1)
+		}
+		if e, ok := m["enum"].([]any); ok {
+			for _, x := range e {
+				if s, ok := x.(string); ok {
+					fn(s)
+				}
+			}
+		}
+	}
+	walk(v, 0)
+}
+
+// lexEntry is one (term, field) occurrence count of one document during Build.
+type lexEntry struct {
+	term  uint32
+	field uint8
+	tf    uint16
+}
+
+func (g *Generation) buildLexical(ctx context.Context) error {
+	x := &g.lex
+	x.dict = make(map[string]uint32, g.n*4)
+	var (
+		entries  []lexEntry
+		docStart = make([]uint32, g.n+1)
+		flen     = make([]uint16, g.n*numFields)
+		local    = make(map[uint64]uint16, 128) // term<<8 | field → tf
+		buf      []string
+		df       []uint32
+	)
+	for d, c := range g.snap.Caps {
+		if d&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		clear(local)
+		fieldTexts(c, func(field int, s string) {
+			if s == "" {
+				return
+			}
+			buf = text.AppendTerms(buf[:0], s)
+			for _, t := range buf {
+				id, ok := x.dict[t]
+				if !ok {
+					id = uint32(len(x.dict))
+					x.dict[t] = id
+					df = append(df, 0)
+				}
+				k := uint64(id)<<8 | uint64(field)
+				if local[k] < math.MaxUint16 {
+					local[k]++
+				}
+			}
+			l := &flen[d*numFields+field]
+			*l = uint16(min(int(*l)+len(buf), math.MaxUint16))
+		})
+		docStart[d] = uint32(len(entries))
+		for k, tf := range local {
+			entries = append(entries, lexEntry{term: uint32(k >> 8), field: uint8(k), tf: tf})
+		}
+		de := entries[docStart[d]:]
+		slices.SortFunc(de, func(a, b lexEntry) int {
+			if a.term != b.term {
+				return int(a.term) - int(b.term)
+			}
+			return int(a.field) - int(b.field)
+		})
+		for i, e := range de {
+			if i == 0 || de[i-1].term != e.term {
+				df[e.term]++
+			}
+		}
+	}
+	docStart[g.n] = uint32(len(entries))
+
+	var avg [numFields]float32
+	for f := range numFields {
+		var sum, cnt float64
+		for d := range g.n {
+			if l := flen[d*numFields+f]; l > 0 {
+				sum += float64(l)
+				cnt++
+			}
+		}
+		if cnt > 0 {
+			avg[f] = float32(sum / cnt)
+		}
+	}
+
+	nt := len(df)
+	x.off = make([]uint32, nt+1)
+	for t := range nt {
+		x.off[t+1] = x.off[t] + df[t]
+	}
+	total := int(x.off[nt])
+	x.docs = make([]uint32, total)
+	x.imps = make([]float32, total)
+	x.masks = make([]uint16, total)
+	x.idf = make([]float32, nt)
+	x.maxImp = make([]float32, nt)
+	fill := slices.Clone(x.off[:nt])
+	N := float64(g.n)
+	for t := range nt {
+		x.idf[t] = float32(math.Log(1 + (N-float64(df[t])+0.5)/(float64(df[t])+0.5)))
+	}
+	for d := range g.n {
+		de := entries[docStart[d]:docStart[d+1]]
+		for i := 0; i < len(de); {
+			t := de[i].term
+			var wtf float32
+			var mask uint16
+			for ; i < len(de) && de[i].term == t; i++ {
+				f := de[i].field
+				norm := float32(1)
+				if avg[f] > 0 {
+					norm = 1 - bm25B + bm25B*float32(flen[d*numFields+int(f)])/avg[f]
+				}
+				wtf += fieldWeights[f] * float32(de[i].tf) / norm
+				mask |= 1 << f
+			}
+			imp := wtf * (bm25K1 + 1) / (bm25K1 + wtf)
+			p := fill[t]
+			fill[t]++
+			x.docs[p], x.imps[p], x.masks[p] = uint32(d), imp, mask
+			if imp > x.maxImp[t] {
+				x.maxImp[t] = imp
+			}
+		}
+	}
+	g.stats.Terms, g.stats.Postings = nt, total
+	return nil
+}
+
+// queryTerms returns the analysed terms of q.
+func queryTerms(q *Query) []string {
+	if q.Terms != nil {
+		return q.Terms
+	}
+	return text.Analyze(q.Text)
+}
+
+// conceptTerms returns the term ids a concept expands to: the analysed terms of its members
+// that occur in the index. A CJK member's single characters are left out (its bigrams carry
+// it), so 删除 adds 删除 but not 删 or 除.
+func (g *Generation) conceptTerms(name string) []uint32 {
+	x := &g.lex
+	if v, ok := x.concepts.Load(name); ok {
+		return v.([]uint32)
+	}
+	var ids []uint32
+	members := append([]string{name}, text.ConceptMembers(name)...)
+	for _, m := range members {
+		long := utf8.RuneCountInString(m) > 1
+		for _, t := range text.Analyze(m) {
+			if long {
+				if r, size := utf8.DecodeRuneInString(t); size == len(t) && text.IsCJK(r) {
+					continue
+				}
+			}
+			if id, ok := x.dict[t]; ok && !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	x.concepts.Store(name, ids)
+	return ids
+}
+
+// queryConcepts returns the concept names named by the query.
+func queryConcepts(q *Query, terms []string) []string {
+	if q.Text != "" {
+		return text.ConceptsIn(q.Text)
+	}
+	var out []string
+	for _, t := range terms {
+		for _, c := range text.Concepts(t) {
+			if !slices.Contains(out, c) {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// retrieveLexical scores documents by BM25F over the query terms plus their concept
+// expansions (weighted conceptWeight), keeping the best limit with MaxScore pruning.
+func (g *Generation) retrieveLexical(q *Query, allow *roaring.Bitmap, limit int) []Hit {
+	x := &g.lex
+	terms := queryTerms(q)
+	if len(terms) == 0 && q.Text == "" {
+		return nil
+	}
+	s := getScratch()
+	defer putScratch(s)
+	s.terms = s.terms[:0]
+	s.ids = s.ids[:0]
+	for _, t := range terms {
+		id, ok := x.dict[t]
+		if !ok || slices.Contains(s.ids, id) {
+			continue
+		}
+		s.ids = append(s.ids, id)
+		s.terms = append(s.terms, g.lexTerm(id, 1, 0))
+	}
+	if len(s.terms) > maxQueryTerms {
+		s.terms = keepStrongest(s.terms, maxQueryTerms)
+	}
+	nq := len(s.terms)
+	for _, c := range queryConcepts(q, terms) {
+		for _, id := range g.conceptTerms(c) {
+			if slices.Contains(s.ids, id) {
+				continue
+			}
+			s.ids = append(s.ids, id)
+			s.terms = append(s.terms, g.lexTerm(id, conceptWeight, maskConcept))
+		}
+	}
+	if len(s.terms)-nq > maxConceptTerms {
+		s.terms = append(s.terms[:nq], keepStrongest(s.terms[nq:], maxConceptTerms)...)
+	}
+	if len(s.terms) == 0 {
+		return nil
+	}
+	s.top.reset(limit)
+	maxScore(s, allow)
+	return hitsOf(s.top.best(), lexNames)
+}
+
+func (g *Generation) lexTerm(id uint32, weight float32, flag uint32) qterm {
+	x := &g.lex
+	docs, imps, masks := x.list(id)
+	w := x.idf[id] * weight
+	return qterm{docs: docs, imps: imps, masks: masks, w: w, ub: w * x.maxImp[id], flag: flag}
+}
+
+// keepStrongest keeps the k terms with the highest upper bound.
+func keepStrongest(t []qterm, k int) []qterm {
+	slices.SortFunc(t, func(a, b qterm) int {
+		switch {
+		case a.ub > b.ub:
+			return -1
+		case a.ub < b.ub:
+			return 1
+		}
+		return 0
+	})
+	return t[:k]
+}
+
+// lexNames names the fields of a lexical match mask.
+var lexNames = newNameTable(func(b int) string {
+	if b == 15 {
+		return "concepts"
+	}
+	if b < numFields {
+		return fieldNames[b]
+	}
+	return ""
+}).of
+
+// hitsOf converts the best candidates to hits.
+func hitsOf(cs []cand, names func(uint32) []string) []Hit {
+	if len(cs) == 0 {
+		return nil
+	}
+	hits := make([]Hit, len(cs))
+	for i, c := range cs {
+		hits[i] = Hit{Doc: c.doc, Score: float64(c.score), Matched: names(c.mask)}
+	}
+	return hits
+}

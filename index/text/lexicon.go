@@ -1,0 +1,306 @@
+package text
+
+import (
+	"bufio"
+	"bytes"
+	_ "embed" // concepts.txt
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+//go:embed concepts.txt
+var conceptsData []byte
+
+// Lexicon is a bilingual concept lexicon: named groups of English and Chinese members
+// ("delete": delete remove erase 删除 移除 …). It is immutable once parsed and safe for
+// concurrent use.
+type Lexicon struct {
+	names   []string
+	members map[string][]string // name → members as written
+	byKey   map[string][]string // stemmed English phrase ("sign in") or CJK word → names
+	// maxWords is the longest English member in words; maxRunes the longest CJK member.
+	maxWords int
+	maxRunes int
+}
+
+// ParseLexicon reads a lexicon in the concepts.txt format: one group per line,
+// "name: member member ...", blank lines and lines starting with "#" ignored. Names are
+// lowercase [a-z0-9_] and unique. An English member is folded, split into words (so
+// "sign_in" and "e-mail" are phrases) and stemmed; a Chinese member must be all CJK.
+// Errors wrap ErrLexicon and name the line.
+func ParseLexicon(data []byte) (*Lexicon, error) {
+	l := &Lexicon{members: map[string][]string{}, byKey: map[string][]string{}}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		s := strings.TrimSpace(sc.Text())
+		if s == "" || s[0] == '#' {
+			continue
+		}
+		name, rest, ok := strings.Cut(s, ":")
+		name = strings.TrimSpace(name)
+		if !ok || !validName(name) {
+			return nil, fmt.Errorf("%w: line %d: want \"name: members\" with a lowercase [a-z0-9_] name", ErrLexicon, line)
+		}
+		if _, dup := l.members[name]; dup {
+			return nil, fmt.Errorf("%w: line %d: group %q defined twice", ErrLexicon, line, name)
+		}
+		fields := strings.Fields(rest)
+		if len(fields) == 0 {
+			return nil, fmt.Errorf("%w: line %d: group %q has no members", ErrLexicon, line, name)
+		}
+		l.names = append(l.names, name)
+		l.members[name] = fields
+		for _, m := range fields {
+			key, words, runes, err := memberKey(m)
+			if err != nil {
+				return nil, fmt.Errorf("%w: line %d: member %q: %s", ErrLexicon, line, m, err)
+			}
+			if !slices.Contains(l.byKey[key], name) {
+				l.byKey[key] = append(l.byKey[key], name)
+			}
+			l.maxWords = max(l.maxWords, words)
+			l.maxRunes = max(l.maxRunes, runes)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrLexicon, err)
+	}
+	return l, nil
+}
+
+func validName(s string) bool {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// memberKey returns the lookup key of a member: the CJK word itself, or the stems of an
+// English member's words joined by spaces, with its length in words or runes.
+func memberKey(m string) (key string, words, runes int, err error) {
+	f := Fold(m)
+	cjk, other := 0, 0
+	for _, r := range f {
+		if IsCJK(r) {
+			cjk++
+		} else {
+			other++
+		}
+	}
+	if cjk > 0 {
+		if other > 0 {
+			return "", 0, 0, fmt.Errorf("mixes CJK and other characters")
+		}
+		return f, 0, cjk, nil
+	}
+	ws := Words(f)
+	if len(ws) == 0 {
+		return "", 0, 0, fmt.Errorf("has no words")
+	}
+	if len(ws) == 1 && IsStopWord(ws[0]) {
+		return "", 0, 0, fmt.Errorf("is a stop word")
+	}
+	for i, w := range ws {
+		ws[i] = Stem(w)
+	}
+	return strings.Join(ws, " "), len(ws), 0, nil
+}
+
+var defaultLexicon = sync.OnceValues(func() (*Lexicon, error) {
+	return ParseLexicon(conceptsData)
+})
+
+// DefaultLexicon returns the embedded lexicon (concepts.txt). The package tests parse it,
+// so it never fails in a tested build; if it did, DefaultLexiconErr says why and the
+// lexicon returned here is empty.
+func DefaultLexicon() *Lexicon {
+	l, err := defaultLexicon()
+	if err != nil {
+		return &Lexicon{members: map[string][]string{}, byKey: map[string][]string{}}
+	}
+	return l
+}
+
+// DefaultLexiconErr is the error of parsing the embedded lexicon, nil when it parsed.
+func DefaultLexiconErr() error {
+	_, err := defaultLexicon()
+	return err
+}
+
+// Concepts returns the concept names of the default lexicon for one word or phrase (see
+// Lexicon.Concepts).
+func Concepts(term string) []string { return DefaultLexicon().Concepts(term) }
+
+// ConceptsIn returns every concept of the default lexicon named anywhere in s (see
+// Lexicon.ConceptsIn).
+func ConceptsIn(s string) []string { return DefaultLexicon().ConceptsIn(s) }
+
+// AppendConcepts appends every occurrence of a default-lexicon concept in s to dst (see
+// Lexicon.AppendConcepts).
+func AppendConcepts(dst []string, s string) []string {
+	return DefaultLexicon().AppendConcepts(dst, s)
+}
+
+// ConceptMembers returns the members of a default-lexicon concept as written in
+// concepts.txt, nil for an unknown name.
+func ConceptMembers(name string) []string { return DefaultLexicon().Members(name) }
+
+// Names returns every concept name in file order.
+func (l *Lexicon) Names() []string { return slices.Clone(l.names) }
+
+// Len is the number of concept groups.
+func (l *Lexicon) Len() int { return len(l.names) }
+
+// Members returns the members of the named concept as written, nil for an unknown name.
+func (l *Lexicon) Members(name string) []string { return slices.Clone(l.members[name]) }
+
+// Overlaps returns the member keys that belong to more than one group, with the groups.
+func (l *Lexicon) Overlaps() map[string][]string {
+	out := map[string][]string{}
+	for k, names := range l.byKey {
+		if len(names) > 1 {
+			out[k] = slices.Clone(names)
+		}
+	}
+	return out
+}
+
+// Concepts returns the concept names of one folded or unfolded word or phrase:
+// Concepts("删除") and Concepts("Deleting") give ["delete"]; Concepts("sign in") gives
+// ["login"]. It matches whole members only; use ConceptsIn for running text.
+func (l *Lexicon) Concepts(term string) []string {
+	f := Fold(strings.TrimSpace(term))
+	if f == "" {
+		return nil
+	}
+	if names, ok := l.byKey[f]; ok {
+		return slices.Clone(names)
+	}
+	ws := Words(f)
+	for i, w := range ws {
+		ws[i] = Stem(w)
+	}
+	if names, ok := l.byKey[strings.Join(ws, " ")]; ok {
+		return slices.Clone(names)
+	}
+	return nil
+}
+
+// ConceptsIn returns every concept named anywhere in s, each once, in order of first
+// appearance. English words are matched after stemming, longest phrase first; the joined
+// form of a case-split word ("YouTube") is tried too; CJK runs are matched by longest
+// member from left to right ("删除日程" → delete, schedule).
+func (l *Lexicon) ConceptsIn(s string) []string {
+	all := l.AppendConcepts(nil, s)
+	out := all[:0]
+	for i, n := range all {
+		if !slices.Contains(all[:i], n) {
+			out = append(out, n)
+		}
+	}
+	return slices.Clip(out)
+}
+
+// lexItem is one scanned token for concept matching.
+type lexItem struct {
+	key  string // stem of a word, or a CJK run
+	kind Kind
+}
+
+var lexItemsPool = sync.Pool{New: func() any { s := make([]lexItem, 0, 64); return &s }}
+
+// AppendConcepts appends the name of every concept occurrence in s to dst, in text order
+// and with repeats (see ConceptsIn), and returns the extended slice. The names are shared
+// strings; it allocates only to grow dst once its internal buffers are warm.
+func (l *Lexicon) AppendConcepts(dst []string, s string) []string {
+	if len(l.byKey) == 0 {
+		return dst
+	}
+	itemsp := lexItemsPool.Get().(*[]lexItem)
+	items := (*itemsp)[:0]
+	sc := scannerPool.Get().(*Scanner)
+	sc.Reset(s)
+	for sc.Next() {
+		if sc.kind == KindCJK {
+			items = append(items, lexItem{key: sc.Text(), kind: KindCJK})
+			continue
+		}
+		items = append(items, lexItem{key: termCache.getBytes(sc.buf), kind: sc.kind})
+	}
+	sc.Reset("")
+	scannerPool.Put(sc)
+
+	var keyBuf [128]byte
+	for i := 0; i < len(items); {
+		it := items[i]
+		switch it.kind {
+		case KindCJK:
+			dst = l.appendCJK(dst, it.key)
+			i++
+		case KindJoined:
+			dst = append(dst, l.byKey[it.key]...)
+			i++
+		default:
+			n := 1
+			for n < l.maxWords && i+n < len(items) && items[i+n].kind == KindWord {
+				n++
+			}
+			matched := 1
+			for ; n >= 1; n-- {
+				key := keyBuf[:0]
+				for j := i; j < i+n; j++ {
+					if j > i {
+						key = append(key, ' ')
+					}
+					key = append(key, items[j].key...)
+				}
+				if names, ok := l.byKey[string(key)]; ok {
+					dst = append(dst, names...)
+					matched = n
+					break
+				}
+			}
+			i += matched
+		}
+	}
+	clear(items)
+	*itemsp = items[:0]
+	lexItemsPool.Put(itemsp)
+	return dst
+}
+
+// appendCJK matches the members inside one CJK run, longest first, left to right.
+func (l *Lexicon) appendCJK(dst []string, run string) []string {
+	var ends [16]int
+	maxRunes := min(l.maxRunes, len(ends))
+	for i := 0; i < len(run); {
+		n := 0
+		for j := i; j < len(run) && n < maxRunes; n++ {
+			_, size := utf8.DecodeRuneInString(run[j:])
+			j += size
+			ends[n] = j
+		}
+		step := ends[0] - i
+		for k := n - 1; k >= 0; k-- {
+			if names, ok := l.byKey[run[i:ends[k]]]; ok {
+				dst = append(dst, names...)
+				step = ends[k] - i
+				break
+			}
+		}
+		i += step
+	}
+	return dst
+}

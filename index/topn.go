@@ -1,0 +1,337 @@
+package index
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+// cand is a scored document with the bits of what matched.
+type cand struct {
+	doc   uint32
+	score float32
+	mask  uint32
+}
+
+// worse orders candidates: lower score first, and at equal score the higher docID, so the
+// kept set is deterministic.
+func worse(a, b cand) bool {
+	return a.score < b.score || (a.score == b.score && a.doc > b.doc)
+}
+
+// topN keeps the best k candidates in a min-heap whose root is the worst kept one.
+type topN struct {
+	k int
+	h []cand
+}
+
+func (t *topN) reset(k int) {
+	t.k = k
+	t.h = t.h[:0]
+}
+
+func (t *topN) full() bool { return len(t.h) >= t.k }
+
+// floor is the score a candidate must beat to enter: the worst kept score when full, else 0
+// (only positive scores are hits).
+func (t *topN) floor() float32 {
+	if len(t.h) >= t.k {
+		return t.h[0].score
+	}
+	return 0
+}
+
+// push offers c and reports whether it was kept.
+func (t *topN) push(c cand) bool {
+	if len(t.h) < t.k {
+		t.h = append(t.h, c)
+		t.up(len(t.h) - 1)
+		return true
+	}
+	if !worse(t.h[0], c) {
+		return false
+	}
+	t.h[0] = c
+	t.down(0)
+	return true
+}
+
+func (t *topN) up(i int) {
+	h := t.h
+	for i > 0 {
+		p := (i - 1) / 2
+		if !worse(h[i], h[p]) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (t *topN) down(i int) {
+	h := t.h
+	n := len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && worse(h[r], h[l]) {
+			m = r
+		}
+		if !worse(h[m], h[i]) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+// best sorts the kept candidates best first and returns them (the heap is consumed).
+func (t *topN) best() []cand {
+	slices.SortFunc(t.h, func(a, b cand) int {
+		switch {
+		case worse(b, a):
+			return -1
+		case worse(a, b):
+			return 1
+		}
+		return 0
+	})
+	return t.h
+}
+
+// scratch is the per-call working memory of a retriever, recycled through scratchPool.
+type scratch struct {
+	top   topN
+	terms []qterm
+	cum   []float32
+	acc   []float32 // dense per-doc accumulator, zero between uses
+	seen  []uint32  // dense per-doc marks, zero between uses
+	docs  []uint32  // touched docs
+	strs  []string
+	keys  []metaKey
+	ids   []uint32
+}
+
+// dense returns the zeroed accumulators sized for n docs.
+func (s *scratch) dense(n int) ([]float32, []uint32) {
+	if cap(s.acc) < n {
+		s.acc = make([]float32, n)
+		s.seen = make([]uint32, n)
+	}
+	return s.acc[:n], s.seen[:n]
+}
+
+// clearTouched zeroes the accumulator entries of the touched docs.
+func (s *scratch) clearTouched() {
+	for _, d := range s.docs {
+		s.acc[d] = 0
+		s.seen[d] = 0
+	}
+	s.docs = s.docs[:0]
+}
+
+// qterm is one query term over a posting list, with a cursor.
+type qterm struct {
+	docs  []uint32
+	imps  []float32
+	masks []uint16 // field bits per posting; nil when the index has none
+	w     float32  // query-side weight (idf × term weight, or the query vector's value)
+	ub    float32  // upper bound of w × impact over the list (≥ 0)
+	flag  uint32   // bits OR-ed into the candidate's mask when this term matches
+	pos   int
+}
+
+func (q *qterm) at(i int) (float32, uint32) {
+	m := q.flag
+	if q.masks != nil {
+		m |= uint32(q.masks[i])
+	}
+	return q.w * q.imps[i], m
+}
+
+// seek returns the first position ≥ pos whose doc is ≥ target (galloping, then binary search).
+func seek(docs []uint32, pos int, target uint32) int {
+	n := len(docs)
+	if pos >= n || docs[pos] >= target {
+		return pos
+	}
+	lo, step := pos, 1
+	hi := lo + step
+	for hi < n && docs[hi] < target {
+		lo = hi
+		step <<= 1
+		hi = lo + step
+	}
+	if hi > n {
+		hi = n
+	}
+	// docs[lo] < target; answer in (lo, hi]
+	lo++
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if docs[m] < target {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// boundSlack inflates upper bounds so float32 rounding never prunes a document that ties.
+const boundSlack = 1.0001
+
+// maxScore scores the union of the terms' posting lists into top, skipping documents that
+// cannot enter it (MaxScore, Turtle & Flood 1995): terms are ordered by upper bound; the
+// prefix whose bounds sum to at most the current floor is "non-essential" — a document found
+// only there cannot enter — so only the essential lists are walked and the others are probed
+// by galloping search, and only while the document can still beat the floor. Documents not
+// in allow (when allow is non-nil) are skipped.
+func maxScore(s *scratch, allow *roaring.Bitmap) {
+	terms, top := s.terms, &s.top
+	for i := range terms {
+		terms[i].pos = 0
+	}
+	slices.SortFunc(terms, func(a, b qterm) int {
+		switch {
+		case a.ub < b.ub:
+			return -1
+		case a.ub > b.ub:
+			return 1
+		}
+		return 0
+	})
+	s.cum = s.cum[:0]
+	var sum float32
+	for i := range terms {
+		sum += terms[i].ub * boundSlack
+		s.cum = append(s.cum, sum)
+	}
+	cum := s.cum
+	if allow != nil {
+		var total int
+		for i := range terms {
+			total += len(terms[i].docs)
+		}
+		if c := allow.GetCardinality(); c*16 < uint64(total) {
+			scoreAllowed(s, allow)
+			return
+		}
+	}
+	floor := top.floor()
+	e := 0
+	for e < len(terms) && cum[e] <= floor {
+		e++
+	}
+	for e < len(terms) {
+		d := ^uint32(0)
+		for i := e; i < len(terms); i++ {
+			t := &terms[i]
+			if t.pos < len(t.docs) && t.docs[t.pos] < d {
+				d = t.docs[t.pos]
+			}
+		}
+		if d == ^uint32(0) {
+			return
+		}
+		var sc float32
+		var mask uint32
+		for i := e; i < len(terms); i++ {
+			t := &terms[i]
+			if t.pos < len(t.docs) && t.docs[t.pos] == d {
+				v, m := t.at(t.pos)
+				sc += v
+				mask |= m
+				t.pos++
+			}
+		}
+		if allow != nil && !allow.Contains(d) {
+			continue
+		}
+		for i := e - 1; i >= 0; i-- {
+			if sc+cum[i] <= floor {
+				break
+			}
+			t := &terms[i]
+			t.pos = seek(t.docs, t.pos, d)
+			if t.pos < len(t.docs) && t.docs[t.pos] == d {
+				v, m := t.at(t.pos)
+				sc += v
+				mask |= m
+			}
+		}
+		if sc <= floor {
+			continue
+		}
+		if top.push(cand{doc: d, score: sc, mask: mask}) && top.full() {
+			floor = top.floor()
+			for e < len(terms) && cum[e] <= floor {
+				e++
+			}
+		}
+	}
+}
+
+// scoreAllowed scores only the allowed documents, seeking each posting list to them; used
+// when allow is much smaller than the posting lists.
+func scoreAllowed(s *scratch, allow *roaring.Bitmap) {
+	terms, top := s.terms, &s.top
+	it := allow.Iterator()
+	for it.HasNext() {
+		d := it.Next()
+		var sc float32
+		var mask uint32
+		live := false
+		for i := range terms {
+			t := &terms[i]
+			t.pos = seek(t.docs, t.pos, d)
+			if t.pos < len(t.docs) {
+				live = true
+				if t.docs[t.pos] == d {
+					v, m := t.at(t.pos)
+					sc += v
+					mask |= m
+				}
+			}
+		}
+		if !live {
+			return
+		}
+		if sc > top.floor() {
+			top.push(cand{doc: d, score: sc, mask: mask})
+		}
+	}
+}
+
+// nameTable turns match masks into shared, read-only name slices, built once per mask.
+type nameTable struct {
+	name  func(bit int) string
+	cache sync.Map // uint32 mask → []string
+}
+
+func newNameTable(name func(bit int) string) *nameTable { return &nameTable{name: name} }
+
+// of names the set bits of mask (nil for 0). The slice is shared: callers must not modify it.
+func (t *nameTable) of(mask uint32) []string {
+	if mask == 0 {
+		return nil
+	}
+	if v, ok := t.cache.Load(mask); ok {
+		return v.([]string)
+	}
+	var out []string
+	for b := 0; b < 32; b++ {
+		if mask&(1<<b) != 0 {
+			if n := t.name(b); n != "" && !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	out = slices.Clip(out)
+	t.cache.Store(mask, out)
+	return out
+}

@@ -1,0 +1,105 @@
+#!/bin/sh
+# python_venv_create.sh: capdex built-in action maintenance.python.venv_create.
+#
+# Creates a Python virtual environment (python -m venv) at the given path. It refuses a path
+# that exists and is not empty. Arguments (JSON on stdin):
+#   {"path": str (required), "with_pip": bool (default true), "python": interpreter name}
+# Prints one JSON object and exits 0; a failure is reported in "error".
+set -u
+PATH=${PATH:-/usr/local/bin:/usr/bin:/bin}
+export PATH
+
+ARGS='{}'
+if [ ! -t 0 ]; then ARGS=$(cat) || ARGS='{}'; fi
+ARGS=$(printf '%s\n' "$ARGS" | tr '\n\r\t' '   ')
+
+# arg_bool NAME DEFAULT: a boolean argument.
+arg_bool() {
+	if printf '%s\n' "$ARGS" | grep -Eq "\"$1\"[[:space:]]*:[[:space:]]*true"; then
+		echo true
+	elif printf '%s\n' "$ARGS" | grep -Eq "\"$1\"[[:space:]]*:[[:space:]]*false"; then
+		echo false
+	else
+		echo "$2"
+	fi
+}
+# js VALUE: VALUE as a JSON string (one line, control characters dropped).
+js() {
+	printf '"%s"' "$(printf '%s' "$1" | tr '\011\012' '  ' | LC_ALL=C tr -d '\000-\010\013-\037' |
+		sed -e 's/\\/\\\\/g' -e 's/"/\\"/g')"
+}
+# jsn VALUE: a JSON string, or null when VALUE is empty.
+jsn() {
+	if [ -n "$1" ]; then js "$1"; else printf null; fi
+}
+# run_to SECONDS CMD...: CMD under a time limit when timeout(1) exists.
+run_to() {
+	t=$1
+	shift
+	if command -v timeout >/dev/null 2>&1; then timeout "$t" "$@"; else "$@"; fi
+}
+
+# arg_str NAME DEFAULT: a string argument (simple strings only: no quotes or backslashes).
+arg_str() {
+	v=$(printf '%s\n' "$ARGS" | sed -n 's/.*"'"$1"'"[[:space:]]*:[[:space:]]*"\([^"\\]*\)".*/\1/p' | head -n 1)
+	if [ -n "$v" ]; then printf '%s\n' "$v"; else printf '%s\n' "$2"; fi
+}
+
+# The Python interpreter: python3, else python; a pyenv shim that cannot run counts as absent.
+py=''
+for c in python3 python; do
+	p=$(command -v "$c" 2>/dev/null || true)
+	case $p in
+	/*) ;;
+	*) continue ;;
+	esac
+	if run_to 10 "$p" -c 'import sys' >/dev/null 2>&1; then
+		py=$p
+		break
+	fi
+done
+
+path=$(arg_str path '')
+with_pip=$(arg_bool with_pip true)
+want=$(arg_str python '')
+
+# finish CREATED ERROR
+finish() {
+	printf '{"installed":%s,"created":%s,"path":%s,"python":%s,"with_pip":%s,"activate":%s,"error":%s}\n' \
+		"$installed" "$1" "$(jsn "$path")" "$(jsn "$py")" "$with_pip" "$(jsn "$activate")" "$(jsn "$2")"
+	exit 0
+}
+installed=false
+activate=''
+if [ -n "$want" ]; then
+	case $want in
+	python | python3 | python3.[0-9] | python3.[0-9][0-9]) ;;
+	*) finish false "python must name an interpreter such as python3.12" ;;
+	esac
+	p=$(command -v "$want" 2>/dev/null || true)
+	case $p in
+	/*) py=$p ;;
+	*) py='' ;;
+	esac
+fi
+[ -n "$py" ] && installed=true
+if [ -z "$path" ]; then
+	finish false "path is required"
+fi
+if [ -z "$py" ]; then
+	finish false "python is not installed"
+fi
+if [ -e "$path" ] && [ -n "$(ls -A "$path" 2>/dev/null)" ]; then
+	finish false "$path exists and is not empty"
+fi
+if [ "$with_pip" = true ]; then
+	out=$(run_to 120 "$py" -m venv "$path" 2>&1)
+else
+	out=$(run_to 120 "$py" -m venv --without-pip "$path" 2>&1)
+fi
+rc=$?
+if [ "$rc" -ne 0 ]; then
+	finish false "python -m venv exited with status $rc: $(printf '%s' "$out" | tail -n 2)"
+fi
+activate="$path/bin/activate"
+finish true ''

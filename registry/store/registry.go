@@ -1,0 +1,832 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	badger "github.com/dgraph-io/badger/v4"
+
+	"github.com/capdex/capdex/registry"
+)
+
+// change is one planned registry change of Put, Create or PutAll.
+type change struct {
+	c      *registry.Capability
+	data   []byte  // the definition's JSON, as stored
+	old    pointer // the committed pointer, when hadOld
+	oldKey []byte
+	hadOld bool
+	ptr    pointer // the new pointer
+	rec    AuditRecord
+	noop   bool
+}
+
+func validateCap(c *registry.Capability) error {
+	if c == nil {
+		return fmt.Errorf("%w: nil capability", ErrInvalid)
+	}
+	if !registry.ValidID(c.ID) {
+		return fmt.Errorf("%w: %w: %q", ErrInvalid, registry.ErrBadID, c.ID)
+	}
+	if c.Version < 1 {
+		return fmt.Errorf("%w: %s: version %d (want 1 or more)", ErrInvalid, c.ID, c.Version)
+	}
+	return nil
+}
+
+func encodeDef(c *registry.Capability) ([]byte, error) {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, c.ID, err)
+	}
+	return b, nil
+}
+
+func digestOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// canonicalDef is the definition's JSON with object keys sorted, schemas and examples
+// normalised and the computed schema digest removed: two definitions are the same exactly
+// when their canonical forms are equal.
+func canonicalDef(data []byte) ([]byte, error) {
+	var c registry.Capability
+	if err := json.Unmarshal(data, &c); err != nil {
+		return nil, err
+	}
+	c.Provenance.SchemaDigest = ""
+	b, err := json.Marshal(&c)
+	if err != nil {
+		return nil, err
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	return json.Marshal(v)
+}
+
+// sameDef reports whether two stored definition encodings define the same capability.
+func sameDef(a, b []byte) (bool, error) {
+	if bytes.Equal(a, b) {
+		return true, nil
+	}
+	ca, err := canonicalDef(a)
+	if err != nil {
+		return false, err
+	}
+	cb, err := canonicalDef(b)
+	if err != nil {
+		return false, err
+	}
+	return bytes.Equal(ca, cb), nil
+}
+
+// latestPointer returns id's pointer with the highest generation not above maxGen.
+func latestPointer(txn *badger.Txn, id string, maxGen uint64) (p pointer, key []byte, found bool, err error) {
+	o := badger.DefaultIteratorOptions
+	o.PrefetchValues = false
+	o.Prefix = activeIDPrefix(id)
+	it := txn.NewIterator(o)
+	defer it.Close()
+	var v []byte
+	for it.Rewind(); it.Valid(); it.Next() {
+		// An item is valid only until Next, so the key and value are copied.
+		_, gen, ok := parseActiveKey(it.Item().Key())
+		if !ok || gen > maxGen {
+			continue
+		}
+		key = it.Item().KeyCopy(nil)
+		if v, err = it.Item().ValueCopy(v[:0]); err != nil {
+			return pointer{}, nil, false, err
+		}
+	}
+	if key == nil {
+		return pointer{}, nil, false, nil
+	}
+	p, err = decodePointer(v)
+	return p, key, err == nil, err
+}
+
+// plan decides what storing c (encoded as data) means given the committed state as of gen.
+func plan(txn *badger.Txn, c *registry.Capability, data []byte, gen uint64, create bool) (change, error) {
+	ch := change{c: c, data: data}
+	old, oldKey, found, err := latestPointer(txn, c.ID, gen)
+	if err != nil {
+		return ch, err
+	}
+	ch.old, ch.oldKey, ch.hadOld = old, oldKey, found
+	ch.rec = AuditRecord{Kind: KindRegistry, Action: c.ID, Version: c.Version, Digest: digestOf(data)}
+	switch {
+	case !found:
+		ch.ptr = pointer{Version: c.Version, NewDef: true}
+		ch.rec.Decision = DecisionCreated
+		return ch, nil
+	case create && !old.Deleted:
+		return ch, fmt.Errorf("%w: %s (version %d)", ErrExists, c.ID, old.Version)
+	case c.Version < old.Version:
+		return ch, fmt.Errorf("%w: %s: version %d, latest is %d", ErrStaleVersion, c.ID, c.Version, old.Version)
+	case c.Version > old.Version:
+		ch.ptr = pointer{Version: c.Version, NewDef: true}
+		if old.Deleted {
+			ch.rec.Decision = DecisionCreated
+			ch.rec.Detail = fmt.Sprintf("recreated after delete at version %d", old.Version)
+		} else {
+			ch.rec.Decision = DecisionUpdated
+			ch.rec.Detail = fmt.Sprintf("version %d → %d", old.Version, c.Version)
+		}
+		return ch, nil
+	}
+	stored, err := getValue(txn, defKey(c.ID, old.Version))
+	if err != nil {
+		return ch, fmt.Errorf("%w: %s@%d: definition missing: %v", ErrCorrupt, c.ID, old.Version, err)
+	}
+	same, err := sameDef(stored, data)
+	if err != nil {
+		return ch, fmt.Errorf("%w: %s@%d: %v", ErrCorrupt, c.ID, old.Version, err)
+	}
+	if !same {
+		return ch, fmt.Errorf("%w: %s: version %d is stored with a different definition", ErrNoVersionBump, c.ID, c.Version)
+	}
+	if !old.Deleted {
+		ch.noop = true
+		return ch, nil
+	}
+	ch.ptr = pointer{Version: c.Version}
+	ch.rec.Decision = DecisionCreated
+	ch.rec.Detail = fmt.Sprintf("restored version %d after delete", c.Version)
+	return ch, nil
+}
+
+// writeChange writes ch's definition and pointer at generation gen with set.
+func writeChange(set func(k, v []byte) error, ch *change, gen uint64) error {
+	if ch.ptr.NewDef {
+		if err := set(defKey(ch.c.ID, ch.ptr.Version), ch.data); err != nil {
+			return err
+		}
+	}
+	return set(activeKey(ch.c.ID, gen), ch.ptr.encode())
+}
+
+// Put stores c as a new capability or a new version of one, and appends the audit record
+// in the same transaction. The same version with an identical definition is a no-op (nil,
+// no audit record, no new generation); the same version with a different definition is
+// ErrNoVersionBump; a version below the id's latest is ErrStaleVersion. A deleted id may be
+// stored again at its last version (restoring that definition) or a higher one. Of
+// concurrent Puts of one id and version with different definitions exactly one succeeds.
+// c is encoded at once and not kept.
+func (s *Store) Put(ctx context.Context, c *registry.Capability, actor string) error {
+	return s.putOne(ctx, c, actor, false)
+}
+
+// Create is Put that refuses an id that already has a (not deleted) definition with
+// ErrExists, whatever its version. Of concurrent Creates of one id exactly one succeeds.
+func (s *Store) Create(ctx context.Context, c *registry.Capability, actor string) error {
+	return s.putOne(ctx, c, actor, true)
+}
+
+func (s *Store) putOne(ctx context.Context, c *registry.Capability, actor string, create bool) error {
+	if err := validateCap(c); err != nil {
+		return err
+	}
+	data, err := encodeDef(c)
+	if err != nil {
+		return err
+	}
+	return s.commitOne(ctx, func(txn *badger.Txn, gen uint64) (*change, error) {
+		ch, err := plan(txn, c, data, gen, create)
+		if err != nil || ch.noop {
+			return nil, err
+		}
+		ch.rec.Actor = actor
+		return &ch, nil
+	})
+}
+
+// commitOne runs one registry change in one transaction: planFn decides the change against
+// the committed generation (nil: nothing to do); commitOne writes it at the next generation
+// with its audit record, and removes the superseded pointer.
+func (s *Store) commitOne(ctx context.Context, planFn func(txn *badger.Txn, gen uint64) (*change, error)) error {
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer s.leave()
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if err := s.ensureClean(); err != nil {
+		return err
+	}
+	gen := s.gen.Load() + 1
+	var head auditHead
+	var changed bool
+	err := s.update(ctx, func(txn *badger.Txn) error {
+		changed = false
+		ch, err := planFn(txn, gen-1)
+		if err != nil || ch == nil {
+			return err
+		}
+		if err := writeChange(txn.Set, ch, gen); err != nil {
+			return err
+		}
+		if ch.hadOld {
+			if err := txn.Delete(ch.oldKey); err != nil {
+				return err
+			}
+		}
+		if err := txn.Set(keyGen, be64(gen)); err != nil {
+			return err
+		}
+		_, head, err = s.appendInTxn(txn, ch.rec, time.Now())
+		changed = err == nil
+		return err
+	})
+	if err != nil {
+		s.reloadAfterError()
+		return wrapDB("put", err)
+	}
+	if changed {
+		s.gen.Store(gen)
+		s.head = head
+	}
+	return nil
+}
+
+// PutAll stores every capability of caps as Put would, all or nothing: either every change
+// becomes visible at once, in one new generation, or none does, even when the process is
+// killed in the middle. Errors of single capabilities (ErrStaleVersion, ErrNoVersionBump,
+// ErrInvalid, a duplicate id) are all reported, joined, and nothing is written. Capabilities
+// identical to their stored version are skipped. An import too large for one Badger
+// transaction is staged under the next generation and made visible by one small commit; see
+// the package documentation.
+func (s *Store) PutAll(ctx context.Context, caps []*registry.Capability, actor string) error {
+	var errs []error
+	datas := make([][]byte, len(caps))
+	seen := make(map[string]bool, len(caps))
+	for i, c := range caps {
+		if err := validateCap(c); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if seen[c.ID] {
+			errs = append(errs, fmt.Errorf("%w: %w: %s", ErrInvalid, registry.ErrDuplicateID, c.ID))
+			continue
+		}
+		seen[c.ID] = true
+		d, err := encodeDef(c)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		datas[i] = d
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer s.leave()
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if err := s.ensureClean(); err != nil {
+		return err
+	}
+	gen := s.gen.Load() + 1
+	var changes []change
+	err := s.db.View(func(txn *badger.Txn) error {
+		for i, c := range caps {
+			if i%256 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			ch, err := plan(txn, c, datas[i], gen-1, false)
+			if err != nil {
+				if errors.Is(err, ErrCorrupt) || !isInputError(err) {
+					return err
+				}
+				errs = append(errs, err)
+				continue
+			}
+			if !ch.noop {
+				ch.rec.Actor = actor
+				ch.rec.Detail = strings.TrimSpace(ch.rec.Detail + fmt.Sprintf(" (import of %d at generation %d)", len(caps), gen))
+				changes = append(changes, ch)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return wrapDB("import", err)
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	if len(changes) == 0 {
+		return nil
+	}
+	now := time.Now()
+	err = s.putAllOneTxn(changes, gen, now)
+	if !errors.Is(err, badger.ErrTxnTooBig) {
+		if err != nil {
+			s.reloadAfterError()
+			return wrapDB("import", err)
+		}
+		return nil
+	}
+	return s.putAllStaged(ctx, changes, gen, now)
+}
+
+func isInputError(err error) bool {
+	return errors.Is(err, ErrStaleVersion) || errors.Is(err, ErrNoVersionBump) ||
+		errors.Is(err, ErrExists) || errors.Is(err, ErrInvalid)
+}
+
+// putAllOneTxn commits a batch small enough for one transaction; it returns
+// badger.ErrTxnTooBig (having written nothing) when the batch is too large.
+func (s *Store) putAllOneTxn(changes []change, gen uint64, now time.Time) error {
+	txn := s.db.NewTransaction(true)
+	defer txn.Discard()
+	head := s.head
+	for i := range changes {
+		ch := &changes[i]
+		if err := writeChange(txn.Set, ch, gen); err != nil {
+			return err
+		}
+		if ch.hadOld {
+			if err := txn.Delete(ch.oldKey); err != nil {
+				return err
+			}
+		}
+		rec, b, err := seal(ch.rec, head, now)
+		if err != nil {
+			return err
+		}
+		if err := txn.Set(AuditKey(rec.Seq), b); err != nil {
+			return err
+		}
+		head = auditHead{Seq: rec.Seq, Hash: rec.Hash}
+	}
+	hb, _ := json.Marshal(head) // plain struct: cannot fail
+	if err := txn.Set(keyHead, hb); err != nil {
+		return err
+	}
+	if err := txn.Set(keyGen, be64(gen)); err != nil {
+		return err
+	}
+	if err := txn.Commit(); err != nil {
+		return err
+	}
+	s.gen.Store(gen)
+	s.head = head
+	return nil
+}
+
+// putAllStaged writes a large batch in several transactions under generation gen, which
+// readers ignore until meta/gen reaches it, then flips meta/gen and meta/audit in one commit.
+func (s *Store) putAllStaged(ctx context.Context, changes []change, gen uint64, now time.Time) (err error) {
+	marker, _ := json.Marshal(stageMarker{Gen: gen, AuditFrom: s.head.Seq + 1, Started: now.UTC(), Count: len(changes)})
+	if err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(keyStage, marker) }); err != nil {
+		return wrapDB("import", err)
+	}
+	flipped := false
+	defer func() {
+		if err == nil || flipped {
+			return
+		}
+		// Roll back what was staged; should that fail too, the next writer or Open retries.
+		s.reloadAfterError()
+		if cerr := s.cleanupStage(); cerr != nil {
+			s.dirty = true
+			s.log.Warn("store: rollback of a failed import deferred", "err", cerr)
+		}
+	}()
+	b := newBatcher(s.db)
+	defer b.discard()
+	head := s.head
+	for i := range changes {
+		if i%128 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		ch := &changes[i]
+		if err := writeChange(b.set, ch, gen); err != nil {
+			return wrapDB("import", err)
+		}
+		rec, v, err := seal(ch.rec, head, now)
+		if err != nil {
+			return err
+		}
+		if err := b.set(AuditKey(rec.Seq), v); err != nil {
+			return wrapDB("import", err)
+		}
+		head = auditHead{Seq: rec.Seq, Hash: rec.Hash}
+	}
+	if err := b.finish(); err != nil {
+		return wrapDB("import", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// The flip: one small commit makes the whole import visible.
+	hb, _ := json.Marshal(head) // plain struct: cannot fail
+	err = s.db.Update(func(txn *badger.Txn) error {
+		if err := txn.Set(keyHead, hb); err != nil {
+			return err
+		}
+		return txn.Set(keyGen, be64(gen))
+	})
+	if err != nil {
+		// Whether the flip landed is read back from the store by the deferred rollback,
+		// which keeps a committed import and removes an uncommitted one.
+		return wrapDB("import", err)
+	}
+	flipped = true
+	s.gen.Store(gen)
+	s.head = head
+	// Remove the superseded pointers and the marker. Readers already ignore them; a
+	// failure here only leaves work for the next writer or Open.
+	if cerr := s.cleanupStage(); cerr != nil {
+		s.dirty = true
+		s.log.Warn("store: cleanup after import deferred", "err", cerr)
+	}
+	return nil
+}
+
+// ensureClean finishes a cleanup that a failed import left. Caller holds wmu.
+func (s *Store) ensureClean() error {
+	if !s.dirty {
+		return nil
+	}
+	if err := s.cleanupStage(); err != nil {
+		return wrapDB("cleanup of an interrupted import", err)
+	}
+	return nil
+}
+
+// reloadAfterError re-reads the generation and audit head after a failed commit.
+func (s *Store) reloadAfterError() {
+	if err := s.loadMeta(); err != nil {
+		s.log.Warn("store: reload of meta after an error failed", "err", err)
+		s.dirty = true
+	}
+}
+
+// cleanupStage finishes or rolls back an import when meta/stage is present: pointers above
+// the committed generation are deleted (with the definitions they wrote), so are pointers
+// shadowed by a newer committed one and audit records above the committed head; then the
+// marker goes. Caller holds wmu (or is Open).
+func (s *Store) cleanupStage() error {
+	var dels [][]byte
+	found := false
+	err := s.db.View(func(txn *badger.Txn) error {
+		if _, err := txn.Get(keyStage); errors.Is(err, badger.ErrKeyNotFound) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		found = true
+		gen, head, err := readMeta(txn)
+		if err != nil {
+			return err
+		}
+		s.gen.Store(gen)
+		s.head = head
+		o := badger.DefaultIteratorOptions
+		o.PrefetchValues = false
+		o.Prefix = []byte(pfxActive)
+		it := txn.NewIterator(o)
+		defer it.Close()
+		var group [][]byte // committed keys of the current id, oldest first
+		curID := ""
+		flush := func() {
+			if len(group) > 1 {
+				dels = append(dels, group[:len(group)-1]...)
+			}
+			group = group[:0]
+		}
+		for it.Rewind(); it.Valid(); it.Next() {
+			item := it.Item()
+			id, g, ok := parseActiveKey(item.Key())
+			if !ok {
+				continue
+			}
+			if id != curID {
+				flush()
+				curID = id
+			}
+			if g <= gen {
+				group = append(group, item.KeyCopy(nil))
+				continue
+			}
+			v, err := item.ValueCopy(nil)
+			if err != nil {
+				return err
+			}
+			if p, err := decodePointer(v); err == nil && p.NewDef {
+				dels = append(dels, defKey(id, p.Version))
+			}
+			dels = append(dels, item.KeyCopy(nil))
+		}
+		flush()
+		ao := badger.DefaultIteratorOptions
+		ao.PrefetchValues = false
+		ao.Prefix = []byte(pfxAudit)
+		at := txn.NewIterator(ao)
+		defer at.Close()
+		for at.Seek(AuditKey(head.Seq + 1)); at.Valid(); at.Next() {
+			dels = append(dels, at.Item().KeyCopy(nil))
+		}
+		return nil
+	})
+	if err != nil || !found {
+		if err == nil {
+			s.dirty = false
+		}
+		return err
+	}
+	b := newBatcher(s.db)
+	defer b.discard()
+	for _, k := range dels {
+		if err := b.del(k); err != nil {
+			return err
+		}
+	}
+	if err := b.del(keyStage); err != nil {
+		return err
+	}
+	if err := b.finish(); err != nil {
+		return err
+	}
+	if len(dels) > 0 {
+		s.log.Debug("store: import staging cleaned up", "keys", len(dels))
+	}
+	s.dirty = false
+	return nil
+}
+
+// SetStatus changes the status of id's active version (active, deprecated or offline),
+// with its audit record, in one transaction. Setting the current status is a no-op. The
+// stored definition is kept; the new status overrides its status field in Get, Active and
+// List. Unknown id or a deleted one: ErrNotFound.
+func (s *Store) SetStatus(ctx context.Context, id string, st registry.Status, actor string) error {
+	switch st {
+	case registry.StatusActive, registry.StatusDeprecated, registry.StatusOffline:
+	default:
+		return fmt.Errorf("%w: status %q", ErrInvalid, st)
+	}
+	return s.commitOne(ctx, func(txn *badger.Txn, gen uint64) (*change, error) {
+		old, oldKey, found, err := latestPointer(txn, id, gen)
+		if err != nil {
+			return nil, err
+		}
+		if !found || old.Deleted {
+			return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+		}
+		cur := old.Status
+		if cur == "" {
+			c, err := getDef(txn, id, old.Version)
+			if err != nil {
+				return nil, err
+			}
+			cur = c.Status
+		}
+		if cur == st {
+			return nil, nil
+		}
+		p := pointer{Version: old.Version, Status: st}
+		return &change{
+			c: &registry.Capability{ID: id}, old: old, oldKey: oldKey, hadOld: true, ptr: p,
+			rec: AuditRecord{Kind: KindRegistry, Actor: actor, Action: id, Version: old.Version,
+				Decision: DecisionStatusChanged, Detail: fmt.Sprintf("%s → %s", statusName(cur), st)},
+		}, nil
+	})
+}
+
+func statusName(s registry.Status) string {
+	if s == "" {
+		return "(none)"
+	}
+	return string(s)
+}
+
+// Delete removes id from the active registry (a tombstone at its latest version, with its
+// audit record, in one transaction). Its versions stay stored for the audit trail but Get,
+// Active and List no longer return them; storing the id again needs its last version (which
+// restores that definition) or a higher one. Unknown or already deleted id: ErrNotFound.
+func (s *Store) Delete(ctx context.Context, id string, actor string) error {
+	return s.commitOne(ctx, func(txn *badger.Txn, gen uint64) (*change, error) {
+		old, oldKey, found, err := latestPointer(txn, id, gen)
+		if err != nil {
+			return nil, err
+		}
+		if !found || old.Deleted {
+			return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+		}
+		return &change{
+			c: &registry.Capability{ID: id}, old: old, oldKey: oldKey, hadOld: true,
+			ptr: pointer{Version: old.Version, Deleted: true},
+			rec: AuditRecord{Kind: KindRegistry, Actor: actor, Action: id, Version: old.Version,
+				Decision: DecisionDeleted},
+		}, nil
+	})
+}
+
+func getDef(txn *badger.Txn, id string, version int) (*registry.Capability, error) {
+	v, err := getValue(txn, defKey(id, version))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, fmt.Errorf("%w: %s@%d", ErrNotFound, id, version)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var c registry.Capability
+	if err := json.Unmarshal(v, &c); err != nil {
+		return nil, fmt.Errorf("%w: %s@%d: %v", ErrCorrupt, id, version, err)
+	}
+	return &c, nil
+}
+
+// Get returns version of id, or its active version when version is 0. A version above the
+// latest, a deleted id or an unknown one: ErrNotFound. The status set by SetStatus applies
+// to the active version. The result is the caller's own copy.
+func (s *Store) Get(id string, version int) (*registry.Capability, error) {
+	if err := s.enter(); err != nil {
+		return nil, err
+	}
+	defer s.leave()
+	if version < 0 {
+		return nil, fmt.Errorf("%w: version %d", ErrInvalid, version)
+	}
+	var c *registry.Capability
+	err := s.db.View(func(txn *badger.Txn) error {
+		gen, err := readGen(txn)
+		if err != nil {
+			return err
+		}
+		p, _, found, err := latestPointer(txn, id, gen)
+		if err != nil {
+			return err
+		}
+		if !found || p.Deleted || version > p.Version {
+			return fmt.Errorf("%w: %s", ErrNotFound, ref(id, version))
+		}
+		if version == 0 {
+			version = p.Version
+		}
+		c, err = getDef(txn, id, version)
+		if err != nil {
+			return err
+		}
+		if version == p.Version && p.Status != "" {
+			c.Status = p.Status
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, wrapDB("get", err)
+	}
+	return c, nil
+}
+
+func ref(id string, version int) string {
+	if version == 0 {
+		return id
+	}
+	return fmt.Sprintf("%s@%d", id, version)
+}
+
+// Active returns the active version of every capability (deleted ones left out), sorted by
+// id, and the generation they belong to, read from one consistent snapshot. The results are
+// the caller's own copies.
+func (s *Store) Active() ([]*registry.Capability, uint64, error) {
+	return s.scan("")
+}
+
+// List returns the active capabilities in the subtree of prefix: the id prefix itself and
+// every id below it ("maintenance.codex" lists maintenance.codex and maintenance.codex.*,
+// not maintenance.codex2). An empty prefix lists everything. Sorted by id.
+func (s *Store) List(prefix string) ([]*registry.Capability, error) {
+	caps, _, err := s.scan(strings.TrimSuffix(prefix, "."))
+	return caps, err
+}
+
+func (s *Store) scan(prefix string) ([]*registry.Capability, uint64, error) {
+	if err := s.enter(); err != nil {
+		return nil, 0, err
+	}
+	defer s.leave()
+	var raws [][]byte
+	var ptrs []pointer
+	var gen uint64
+	err := s.db.View(func(txn *badger.Txn) error {
+		var err error
+		gen, err = readGen(txn)
+		if err != nil {
+			return err
+		}
+		o := badger.DefaultIteratorOptions
+		o.PrefetchValues = false
+		o.Prefix = []byte(pfxActive + prefix)
+		it := txn.NewIterator(o)
+		defer it.Close()
+		// An item is valid only until Next, so the latest pointer value of the current id
+		// is copied into cur.
+		curID := ""
+		var cur []byte
+		emit := func() error {
+			if cur == nil {
+				return nil
+			}
+			p, err := decodePointer(cur)
+			if err != nil {
+				return fmt.Errorf("%s: %w", curID, err)
+			}
+			if p.Deleted {
+				return nil
+			}
+			d, err := getValue(txn, defKey(curID, p.Version))
+			if err != nil {
+				return fmt.Errorf("%w: %s@%d: definition missing: %v", ErrCorrupt, curID, p.Version, err)
+			}
+			raws = append(raws, d)
+			ptrs = append(ptrs, p)
+			return nil
+		}
+		for it.Rewind(); it.Valid(); it.Next() {
+			item := it.Item()
+			id, g, ok := parseActiveKey(item.Key())
+			if !ok || g > gen {
+				continue
+			}
+			if prefix != "" && id != prefix && !strings.HasPrefix(id, prefix+".") {
+				continue
+			}
+			if id != curID {
+				if err := emit(); err != nil {
+					return err
+				}
+				curID = id
+			}
+			if cur, err = item.ValueCopy(cur[:0]); err != nil {
+				return err
+			}
+		}
+		return emit()
+	})
+	if err != nil {
+		return nil, 0, wrapDB("scan", err)
+	}
+	caps, err := decodeDefs(raws, ptrs)
+	if err != nil {
+		return nil, 0, err
+	}
+	slices.SortFunc(caps, func(a, b *registry.Capability) int { return strings.Compare(a.ID, b.ID) })
+	return caps, gen, nil
+}
+
+// decodeDefs decodes definitions on up to GOMAXPROCS goroutines and applies status overrides.
+func decodeDefs(raws [][]byte, ptrs []pointer) ([]*registry.Capability, error) {
+	out := make([]*registry.Capability, len(raws))
+	workers := min(runtime.GOMAXPROCS(0), len(raws)/128+1)
+	var wg sync.WaitGroup
+	errs := make([]error, workers)
+	chunk := (len(raws) + workers - 1) / workers
+	for w := 0; w < workers; w++ {
+		lo, hi := w*chunk, min((w+1)*chunk, len(raws))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := lo; i < hi; i++ {
+				c := new(registry.Capability)
+				if err := json.Unmarshal(raws[i], c); err != nil {
+					errs[w] = fmt.Errorf("%w: definition: %v", ErrCorrupt, err)
+					return
+				}
+				if ptrs[i].Status != "" {
+					c.Status = ptrs[i].Status
+				}
+				out[i] = c
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
