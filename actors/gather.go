@@ -124,8 +124,6 @@ func (g *gatherer) Receive(c actor.Context) {
 			g.timer.Stop()
 		}
 		m.wg.Done()
-	case *actor.Started:
-		g.self = c.Self()
 	case *actor.Stopped:
 		g.stopped.Done()
 	}

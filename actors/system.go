@@ -88,7 +88,7 @@ func New(opts Options) *System {
 	for range opts.Gatherers {
 		g := &gatherer{sys: s, searches: make(map[uint64]*search), stopped: &s.gathersStopped}
 		s.gathersStopped.Add(1)
-		s.root.Spawn(actor.PropsFromProducer(func() actor.Actor { return g },
+		g.self = s.root.Spawn(actor.PropsFromProducer(func() actor.Actor { return g },
 			actor.WithDispatcher(s.workers),
 			actor.WithMailbox(actor.UnboundedLockfree())))
 		s.gathers = append(s.gathers, g)

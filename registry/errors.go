@@ -12,6 +12,8 @@ var (
 	ErrDuplicateID = errors.New("registry: duplicate id")
 	// ErrNotFound is returned when no capability has the id.
 	ErrNotFound = errors.New("registry: not found")
+	// ErrUnknownFormat is returned by Import for a catalogue format it does not know.
+	ErrUnknownFormat = errors.New("registry: unknown import format")
 	// ErrLint is wrapped by a LintErrors value.
 	ErrLint = errors.New("registry: lint failed")
 )

@@ -208,8 +208,12 @@ func TestAuditTamper(t *testing.T) {
 		if err := s.RawSet(keyHead, hb); err != nil {
 			t.Fatal(err)
 		}
-		wantBreak(t, s, total, "head")
+		_, err := s.VerifyAudit()
 		_ = s.RawSet(keyHead, orig)
+		var ce *ChainError
+		if !errors.As(err, &ce) || ce.Seq != total || ce.Reason != "head mismatch" {
+			t.Fatalf("damaged head: %v", err)
+		}
 	})
 	if n, err := s.VerifyAudit(); err != nil || n != total {
 		t.Fatalf("restored chain: %d, %v", n, err)

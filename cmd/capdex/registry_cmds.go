@@ -1,0 +1,206 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/capdex/capdex/engine"
+	"github.com/capdex/capdex/registry"
+)
+
+func cmdLint(ctx context.Context, env *cliEnv, args []string) error {
+	var c common
+	fs := newFlags(env, "lint", "[--json] DIR")
+	c.register(fs)
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return badInput("want one registry directory, got %d arguments", len(pos))
+	}
+	caps, err := registry.LoadDir(pos[0])
+	var lerrs registry.LintErrors
+	if errors.As(err, &lerrs) {
+		if c.json {
+			printJSON(env.stdout, map[string]any{"ok": false, "errors": lerrs})
+		}
+		return usageError{fmt.Errorf("%d problems:\n%w", len(lerrs), err)}
+	}
+	if err != nil {
+		return badInput("%v", err)
+	}
+	if c.json {
+		return printJSON(env.stdout, map[string]any{"ok": true, "capabilities": len(caps)})
+	}
+	fmt.Fprintf(env.stdout, "ok: %d capabilities in %s\n", len(caps), pos[0])
+	return nil
+}
+
+func cmdImport(ctx context.Context, env *cliEnv, args []string) error {
+	var c common
+	fs := newFlags(env, "import", "[--format auto|yaml|openai|anthropic|mcp|jsonl] [--pack P] PATH")
+	c.register(fs)
+	format := fs.String("format", "auto", "input format: yaml (a registry directory or file), openai, anthropic, mcp, jsonl, auto")
+	pack := fs.String("pack", "imported", "pack for imported tools whose names carry no pack")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return badInput("want one PATH, got %d arguments", len(pos))
+	}
+	path := pos[0]
+	var caps []*registry.Capability
+	st, err := os.Stat(path)
+	if err != nil {
+		return badInput("%v", err)
+	}
+	if st.IsDir() || *format == "yaml" || strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml") {
+		caps, err = registry.LoadDir(path)
+	} else {
+		var f *os.File
+		if f, err = os.Open(path); err != nil {
+			return badInput("%v", err)
+		}
+		defer f.Close()
+		caps, err = registry.ImportWith(f, registry.ImportOptions{Format: *format, Pack: *pack, Provider: "import"})
+		if err != nil {
+			err = fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	if err != nil {
+		return usageError{err}
+	}
+	e, err := env.open(ctx, &c, engine.Options{})
+	if err != nil {
+		return err
+	}
+	if err := e.Import(ctx, caps, "cli:"+localUser()); err != nil {
+		return err
+	}
+	if c.json {
+		return printJSON(env.stdout, map[string]any{"imported": len(caps), "generation": e.Generation()})
+	}
+	fmt.Fprintf(env.stdout, "imported %d capabilities; registry generation %d\n", len(caps), e.Generation())
+	return nil
+}
+
+func cmdList(ctx context.Context, env *cliEnv, args []string) error {
+	var c common
+	fs := newFlags(env, "list", "[--json] [PREFIX]")
+	c.register(fs)
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 1 {
+		return badInput("want at most one PREFIX")
+	}
+	e, err := env.open(ctx, &c, engine.Options{})
+	if err != nil {
+		return err
+	}
+	prefix := ""
+	if len(pos) == 1 {
+		prefix = pos[0]
+	}
+	caps, err := e.Definitions(prefix)
+	if err != nil {
+		return err
+	}
+	if c.json {
+		type row struct {
+			ID      string                `json:"id"`
+			Version int                   `json:"version"`
+			Type    registry.ResourceType `json:"resource_type"`
+			Status  registry.Status       `json:"status"`
+			Title   string                `json:"title"`
+		}
+		rows := make([]row, 0, len(caps))
+		for _, c := range caps {
+			rows = append(rows, row{c.ID, c.Version, c.ResourceType, c.Status, c.Title})
+		}
+		return printJSON(env.stdout, rows)
+	}
+	tw := tabwriter.NewWriter(env.stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tVERSION\tTYPE\tSTATUS\tTITLE")
+	for _, c := range caps {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", c.ID, c.Version, c.ResourceType, c.Status, c.Title)
+	}
+	return tw.Flush()
+}
+
+func cmdShow(ctx context.Context, env *cliEnv, args []string) error {
+	var c common
+	fs := newFlags(env, "show", "ID[@VERSION]")
+	c.register(fs)
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return badInput("want one ID")
+	}
+	id, version, err := registry.SplitVersion(pos[0])
+	if err != nil || !registry.ValidID(id) {
+		return badInput("%q is not a capability id (ID or ID@VERSION)", pos[0])
+	}
+	e, err := env.open(ctx, &c, engine.Options{})
+	if err != nil {
+		return err
+	}
+	def, err := e.Definition(id, version)
+	if err != nil {
+		return err
+	}
+	return printJSON(env.stdout, def)
+}
+
+func cmdAudit(ctx context.Context, env *cliEnv, args []string) error {
+	var c common
+	fs := newFlags(env, "audit", "verify | tail [-n N]")
+	c.register(fs)
+	n := fs.Int("n", 20, "records to print with tail")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || (pos[0] != "verify" && pos[0] != "tail") {
+		return badInput("want 'audit verify' or 'audit tail [-n N]'")
+	}
+	e, err := env.open(ctx, &c, engine.Options{})
+	if err != nil {
+		return err
+	}
+	if pos[0] == "tail" {
+		recs, err := e.AuditTail(*n)
+		if err != nil {
+			return err
+		}
+		if c.json {
+			return printJSON(env.stdout, recs)
+		}
+		tw := tabwriter.NewWriter(env.stdout, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "SEQ\tTIME\tKIND\tACTOR\tACTION\tVERSION\tDECISION\tDETAIL")
+		for _, r := range recs {
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Seq, r.Time.Format("2006-01-02T15:04:05Z07:00"), r.Kind, r.Actor, r.Action, r.Version, r.Decision, r.Detail)
+		}
+		return tw.Flush()
+	}
+	count, verr := e.VerifyAudit()
+	if c.json {
+		out := map[string]any{"ok": verr == nil, "records": count}
+		if verr != nil {
+			out["error"] = verr.Error()
+		}
+		printJSON(env.stdout, out)
+	} else if verr == nil {
+		fmt.Fprintf(env.stdout, "ok: audit chain of %d records verified\n", count)
+	}
+	return verr
+}

@@ -1,0 +1,101 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/capdex/capdex/engine/rank"
+	"github.com/capdex/capdex/registry"
+	"github.com/capdex/capdex/registry/store"
+)
+
+// AuditRecord is one record of the tamper-evident audit chain.
+type AuditRecord = store.AuditRecord
+
+// Definitions returns the active stored definitions whose id starts with prefix, in id order.
+// It is an administrator's view: no gate applies.
+func (e *Engine) Definitions(prefix string) ([]*registry.Capability, error) {
+	return e.store.List(prefix)
+}
+
+// Definition returns one stored definition; version 0 means the active one.
+func (e *Engine) Definition(id string, version int) (*registry.Capability, error) {
+	return e.store.Get(id, version)
+}
+
+// Import lints caps together with the registry they join and stores them all or none, then
+// swaps in the new generation. A definition changed without a version bump is refused.
+func (e *Engine) Import(ctx context.Context, caps []*registry.Capability, actor string) error {
+	active, _, err := e.store.Active()
+	if err != nil {
+		return err
+	}
+	merged := make(map[string]*registry.Capability, len(active)+len(caps))
+	for _, c := range active {
+		merged[c.ID] = c
+	}
+	for _, c := range caps {
+		merged[c.ID] = c
+	}
+	all := make([]*registry.Capability, 0, len(merged))
+	for _, c := range merged {
+		all = append(all, c)
+	}
+	if errs := registry.Lint(all); len(errs) > 0 {
+		return fmt.Errorf("%w: %w", ErrInvalidRequest, errs)
+	}
+	if err := e.store.PutAll(ctx, caps, actor); err != nil {
+		return err
+	}
+	return e.Reload(ctx)
+}
+
+// Put stores one definition (a new capability or a new version) after linting it against
+// the registry, and swaps in the new generation.
+func (e *Engine) Put(ctx context.Context, c *registry.Capability, actor string) error {
+	return e.Import(ctx, []*registry.Capability{c}, actor)
+}
+
+// Delete removes a capability (audited) and swaps in the new generation. A pack that still
+// has children is refused.
+func (e *Engine) Delete(ctx context.Context, id, actor string) error {
+	kids, err := e.store.List(id + ".")
+	if err != nil {
+		return err
+	}
+	if len(kids) > 0 {
+		return fmt.Errorf("%w: %s still has %d capabilities under it", ErrInvalidRequest, id, len(kids))
+	}
+	if err := e.store.Delete(ctx, id, actor); err != nil {
+		return err
+	}
+	return e.Reload(ctx)
+}
+
+// SetStatus changes a capability's status (audited) and swaps in the new generation.
+func (e *Engine) SetStatus(ctx context.Context, id string, st registry.Status, actor string) error {
+	if err := e.store.SetStatus(ctx, id, st, actor); err != nil {
+		return err
+	}
+	return e.Reload(ctx)
+}
+
+// VerifyAudit checks the whole audit hash chain and returns how many records it holds. A
+// broken chain is a *store.ChainError naming the first bad record.
+func (e *Engine) VerifyAudit() (int, error) { return e.store.VerifyAudit() }
+
+// AuditTail returns the last n audit records, oldest first.
+func (e *Engine) AuditTail(n int) ([]AuditRecord, error) { return e.store.AuditTail(n) }
+
+// SaveThresholds stores calibrated resolution thresholds and uses them from now on.
+func (e *Engine) SaveThresholds(t rank.Thresholds) error {
+	b, err := t.Encode()
+	if err != nil {
+		return err
+	}
+	if err := e.store.PutBlob(thresholdsBlob, b); err != nil {
+		return err
+	}
+	e.thresh.Store(&t)
+	return nil
+}

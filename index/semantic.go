@@ -1,0 +1,357 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand"
+	"strings"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/capdex/capdex/index/embed"
+	"github.com/capdex/capdex/registry"
+	"github.com/coder/hnsw"
+)
+
+// semIndex holds the vectors of the semantic retriever: an inverted index over the features
+// of a sparse embedder, or dense vectors (brute force, or an HNSW graph above the threshold).
+type semIndex struct {
+	sparse embed.SparseEmbedder
+
+	// sparse: feature → posting list of (doc, value)
+	fdense []int32            // feature → list id, or -1 (when the dimension is small enough)
+	fmap   map[uint32]uint32  // feature → list id (otherwise)
+	off    []uint32
+	docs   []uint32
+	vals   []float32
+	maxV   []float32
+	minV   []float32
+
+	// dense
+	dim   int
+	vecs  []float32 // n × dim, L2-normalised
+	graph *hnsw.Graph[uint32]
+}
+
+// maxDenseFeatureTable bounds the feature → list table of the sparse index; larger
+// dimensions use a map.
+const maxDenseFeatureTable = 1 << 22
+
+// embedText is what the semantic retriever embeds for a capability: its title, aliases,
+// summary, when_to_use and when_not_to_use (each marked as such), entities, intents, tags and,
+// for a pack, its guidance.
+func embedText(c *registry.Capability) string {
+	var b strings.Builder
+	line := func(prefix string, parts ...string) {
+		n := 0
+		for _, p := range parts {
+			if p = strings.TrimSpace(p); p == "" {
+				continue
+			}
+			if n == 0 {
+				if b.Len() > 0 {
+					b.WriteByte('\n')
+				}
+				b.WriteString(prefix)
+			} else {
+				b.WriteString("; ")
+			}
+			b.WriteString(p)
+			n++
+		}
+	}
+	line("", c.Title)
+	line("", c.Aliases...)
+	line("", c.Summary)
+	line("when to use: ", c.WhenToUse...)
+	line("when not to use: ", c.WhenNotToUse...)
+	line("entities: ", c.Entities...)
+	line("intents: ", c.Intents...)
+	line("tags: ", c.Tags...)
+	line("", c.Guidance)
+	return b.String()
+}
+
+func (g *Generation) buildSemantic(ctx context.Context, opts Options) error {
+	x := &g.sem
+	if sp, ok := g.emb.(embed.SparseEmbedder); ok {
+		x.sparse = sp
+		return g.buildSparse(ctx)
+	}
+	batch := opts.EmbedBatch
+	if batch <= 0 {
+		batch = 256
+	}
+	x.dim = g.emb.Dim()
+	texts := make([]string, 0, batch)
+	for start := 0; start < g.n; start += batch {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		texts = texts[:0]
+		for _, c := range g.snap.Caps[start:min(start+batch, g.n)] {
+			texts = append(texts, embedText(c))
+		}
+		vs, err := g.emb.Embed(ctx, texts)
+		if err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrEmbed, g.emb.ID(), err)
+		}
+		if len(vs) != len(texts) {
+			return fmt.Errorf("%w: %s returned %d vectors for %d texts", ErrEmbed, g.emb.ID(), len(vs), len(texts))
+		}
+		for _, v := range vs {
+			if x.dim <= 0 {
+				x.dim = len(v)
+			}
+			if len(v) != x.dim {
+				return fmt.Errorf("%w: %s returned dimension %d, want %d", ErrEmbed, g.emb.ID(), len(v), x.dim)
+			}
+			if x.vecs == nil {
+				x.vecs = make([]float32, 0, g.n*x.dim)
+			}
+			x.vecs = append(x.vecs, normalize(v)...)
+		}
+	}
+	threshold := opts.HNSWThreshold
+	if threshold == 0 {
+		threshold = DefaultHNSWThreshold
+	}
+	if threshold > 0 && g.n > threshold {
+		gr := hnsw.NewGraph[uint32]()
+		gr.Distance = dotDistance
+		gr.Rng = rand.New(rand.NewSource(int64(g.snap.Generation) + 1))
+		gr.EfSearch = 64
+		for d := range g.n {
+			if d&255 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			gr.Add(hnsw.MakeNode(uint32(d), x.vecs[d*x.dim:(d+1)*x.dim:(d+1)*x.dim]))
+		}
+		x.graph = gr
+	}
+	return nil
+}
+
+// dotDistance is the cosine distance of two L2-normalised vectors.
+func dotDistance(a, b []float32) float32 { return 1 - dot(a, b) }
+
+func dot(a, b []float32) float32 {
+	var s0, s1, s2, s3 float32
+	n := min(len(a), len(b))
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < n; i++ {
+		s0 += a[i] * b[i]
+	}
+	return s0 + s1 + s2 + s3
+}
+
+// normalize returns v scaled to unit length (a copy; v is not modified). A zero vector stays
+// zero.
+func normalize(v []float32) []float32 {
+	var ss float64
+	for _, x := range v {
+		ss += float64(x) * float64(x)
+	}
+	out := make([]float32, len(v))
+	if ss == 0 {
+		return out
+	}
+	inv := float32(1 / math.Sqrt(ss))
+	for i, x := range v {
+		out[i] = x * inv
+	}
+	return out
+}
+
+func (g *Generation) buildSparse(ctx context.Context) error {
+	x := &g.sem
+	dim := g.emb.Dim()
+	useTable := dim > 0 && dim <= maxDenseFeatureTable
+	if useTable {
+		x.fdense = make([]int32, dim)
+		for i := range x.fdense {
+			x.fdense[i] = -1
+		}
+	} else {
+		x.fmap = map[uint32]uint32{}
+	}
+	vecs := make([]embed.SparseVector, g.n)
+	var df []uint32
+	listOf := func(f uint32) uint32 {
+		if useTable && int(f) < dim {
+			if l := x.fdense[f]; l >= 0 {
+				return uint32(l)
+			}
+			x.fdense[f] = int32(len(df))
+		} else {
+			if l, ok := x.fmap[f]; ok {
+				return l
+			}
+			x.fmap[f] = uint32(len(df))
+		}
+		df = append(df, 0)
+		return uint32(len(df) - 1)
+	}
+	for d, c := range g.snap.Caps {
+		if d&255 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		v := x.sparse.EmbedSparse(embedText(c))
+		vecs[d] = v
+		for _, f := range v.Idx {
+			df[listOf(f)]++
+		}
+	}
+	nl := len(df)
+	x.off = make([]uint32, nl+1)
+	for l := range nl {
+		x.off[l+1] = x.off[l] + df[l]
+	}
+	total := x.off[nl]
+	x.docs = make([]uint32, total)
+	x.vals = make([]float32, total)
+	x.maxV = make([]float32, nl)
+	x.minV = make([]float32, nl)
+	fill := make([]uint32, nl)
+	copy(fill, x.off[:nl])
+	for d, v := range vecs {
+		for i, f := range v.Idx {
+			l := listOf(f)
+			p := fill[l]
+			fill[l]++
+			val := v.Val[i]
+			x.docs[p], x.vals[p] = uint32(d), val
+			x.maxV[l] = max(x.maxV[l], val)
+			x.minV[l] = min(x.minV[l], val)
+		}
+	}
+	return nil
+}
+
+// sparseList returns the list id of feature f.
+func (x *semIndex) sparseList(f uint32) (uint32, bool) {
+	if x.fdense != nil {
+		if int(f) < len(x.fdense) && x.fdense[f] >= 0 {
+			return uint32(x.fdense[f]), true
+		}
+		return 0, false
+	}
+	l, ok := x.fmap[f]
+	return l, ok
+}
+
+var semanticMatched = []string{"embedding"}
+
+func semNames(uint32) []string { return semanticMatched }
+
+// retrieveSemantic ranks documents by cosine similarity between the query's embedding and
+// theirs; only positive similarities are hits.
+func (g *Generation) retrieveSemantic(ctx context.Context, q *Query, allow *roaring.Bitmap, limit int) ([]Hit, error) {
+	if strings.TrimSpace(q.Text) == "" {
+		return nil, nil
+	}
+	x := &g.sem
+	if x.sparse != nil {
+		return g.semanticSparse(q, allow, limit), nil
+	}
+	vs, err := g.emb.Embed(ctx, []string{q.Text})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrEmbed, g.emb.ID(), err)
+	}
+	if len(vs) != 1 || len(vs[0]) != x.dim {
+		return nil, fmt.Errorf("%w: %s: query vector has the wrong shape", ErrEmbed, g.emb.ID())
+	}
+	qv := normalize(vs[0])
+	if x.graph != nil && (allow == nil || allow.GetCardinality()*4 >= uint64(g.n)) {
+		return g.semanticHNSW(qv, allow, limit), nil
+	}
+	return g.semanticBrute(qv, allow, limit), nil
+}
+
+func (g *Generation) semanticSparse(q *Query, allow *roaring.Bitmap, limit int) []Hit {
+	x := &g.sem
+	v := x.sparse.EmbedSparse(q.Text)
+	if len(v.Idx) == 0 {
+		return nil
+	}
+	s := getScratch()
+	defer putScratch(s)
+	s.terms = s.terms[:0]
+	for i, f := range v.Idx {
+		l, ok := x.sparseList(f)
+		if !ok {
+			continue
+		}
+		w := v.Val[i]
+		a, b := x.off[l], x.off[l+1]
+		ub := max(w*x.maxV[l], w*x.minV[l], 0)
+		s.terms = append(s.terms, qterm{docs: x.docs[a:b:b], imps: x.vals[a:b:b], w: w, ub: ub})
+	}
+	if len(s.terms) == 0 {
+		return nil
+	}
+	s.top.reset(limit)
+	maxScore(s, allow)
+	return hitsOf(s.top.best(), semNames)
+}
+
+// semanticBrute is the exact reference: a dot product with every allowed vector.
+func (g *Generation) semanticBrute(qv []float32, allow *roaring.Bitmap, limit int) []Hit {
+	x := &g.sem
+	s := getScratch()
+	defer putScratch(s)
+	s.top.reset(limit)
+	score := func(d uint32) {
+		sim := dot(qv, x.vecs[int(d)*x.dim:int(d+1)*x.dim])
+		if sim > s.top.floor() {
+			s.top.push(cand{doc: d, score: sim})
+		}
+	}
+	if allow == nil {
+		for d := range g.n {
+			score(uint32(d))
+		}
+	} else {
+		it := allow.Iterator()
+		for it.HasNext() {
+			if d := it.Next(); int(d) < g.n {
+				score(d)
+			}
+		}
+	}
+	return hitsOf(s.top.best(), semNames)
+}
+
+// semanticHNSW searches the graph, widening the search until limit allowed hits are found
+// or the whole graph was asked.
+func (g *Generation) semanticHNSW(qv []float32, allow *roaring.Bitmap, limit int) []Hit {
+	x := &g.sem
+	s := getScratch()
+	defer putScratch(s)
+	for k := limit * 2; ; k *= 4 {
+		k = min(k, g.n)
+		s.top.reset(limit)
+		for _, nd := range x.graph.Search(qv, k) {
+			if allow != nil && !allow.Contains(nd.Key) {
+				continue
+			}
+			if sim := dot(qv, nd.Value); sim > 0 {
+				s.top.push(cand{doc: nd.Key, score: sim})
+			}
+		}
+		if s.top.full() || k >= g.n {
+			break
+		}
+	}
+	return hitsOf(s.top.best(), semNames)
+}
