@@ -135,18 +135,22 @@ func (w *retriever) run(r *retrieval) {
 		r.ev = Evidence{Kind: r.kind, Outcome: TimedOut, Err: context.DeadlineExceeded}
 		return
 	}
-	if err := r.ctx.Err(); err != nil {
-		r.ev = Evidence{Kind: r.kind, Outcome: outcomeOf(err), Err: err}
+	if err := r.ctx.Err(); err != nil { // the caller gave up or the System closes
+		r.ev = Evidence{Kind: r.kind, Outcome: TimedOut, Err: err}
 		return
 	}
 	hits, err, crashed := w.call(r)
+	cut := r.ctx.Err() != nil
 	r.ctx.release()
 	r.ev = Evidence{Kind: r.kind, Took: time.Since(start)}
 	switch {
 	case crashed:
 		r.ev.Outcome, r.ev.Err = Crashed, err
 	case err != nil:
-		r.ev.Outcome, r.ev.Err = outcomeOf(err), err
+		r.ev.Outcome, r.ev.Err = Failed, err
+		if errors.Is(err, context.DeadlineExceeded) || cut && errors.Is(err, context.Canceled) {
+			r.ev.Outcome = TimedOut // cut short, not broken
+		}
 	default:
 		r.ev.Hits = hits
 	}
@@ -163,12 +167,4 @@ func (w *retriever) call(r *retrieval) (hits []index.Hit, err error, crashed boo
 	}()
 	hits, err = r.fn(&r.ctx, r.kind, r.query, r.allow, r.limit)
 	return hits, err, false
-}
-
-// outcomeOf classifies a RetrieveFunc error.
-func outcomeOf(err error) Outcome {
-	if errors.Is(err, context.DeadlineExceeded) {
-		return TimedOut
-	}
-	return Failed
 }

@@ -30,12 +30,9 @@ type Update struct {
 // because a retriever is slow or broken: the answer is then partial and says so in
 // SearchMeta. It returns ErrInvalidRequest for a request that breaks the protocol.
 func (e *Engine) Search(ctx context.Context, req registry.SearchRequest, rc registry.RuntimeContext) (*registry.SearchResponse, error) {
-	job, err := e.prepare(ctx, &req, &rc, false)
+	job, _, err := e.prepare(ctx, &req, &rc, false)
 	if err != nil {
 		return nil, err
-	}
-	if job == nil {
-		return e.empty(&req), nil
 	}
 	return e.sys.Search(ctx, job)
 }
@@ -43,16 +40,11 @@ func (e *Engine) Search(ctx context.Context, req registry.SearchRequest, rc regi
 // SearchStream is Search with the partial rankings: the channel carries an Update per
 // retriever answer, then the final one, and is closed.
 func (e *Engine) SearchStream(ctx context.Context, req registry.SearchRequest, rc registry.RuntimeContext) (<-chan Update, error) {
-	job, err := e.prepare(ctx, &req, &rc, true)
+	job, _, err := e.prepare(ctx, &req, &rc, true)
 	if err != nil {
 		return nil, err
 	}
 	out := make(chan Update, 1)
-	if job == nil {
-		out <- Update{Response: e.empty(&req), Final: true}
-		close(out)
-		return out, nil
-	}
 	in, err := e.sys.SearchStream(ctx, job)
 	if err != nil {
 		return nil, err
@@ -93,20 +85,20 @@ func ValidateSearch(req *registry.SearchRequest) error {
 	return nil
 }
 
-// prepare validates and normalises the request and builds the actor job. A nil job with a
-// nil error means nothing can match (the pre-filter allows no document).
-func (e *Engine) prepare(ctx context.Context, req *registry.SearchRequest, rc *registry.RuntimeContext, stream bool) (*actors.Job, error) {
+// prepare validates and normalises the request and builds the actor job and the ranking
+// side of the search.
+func (e *Engine) prepare(ctx context.Context, req *registry.SearchRequest, rc *registry.RuntimeContext, stream bool) (*actors.Job, *searchCtx, error) {
 	if err := ValidateSearch(req); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	st := e.state.Load()
 	if st == nil {
-		return nil, ErrClosed
+		return nil, nil, ErrClosed
 	}
 	start := time.Now()
 	parsed, err := e.norm.Normalize(ctx, req.Query, st.lex)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
+		return nil, nil, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
 	}
 	allow := st.gen.Filter(rc, index.FilterSpec{Within: req.Within, Types: req.Types, SideEffectMax: req.SideEffectMax})
 	names := query.Plan(parsed, req)
@@ -136,7 +128,7 @@ func (e *Engine) prepare(ctx context.Context, req *registry.SearchRequest, rc *r
 		Stream:        stream,
 		MaxCandidates: e.opts.MaxCandidates,
 	}
-	return job, nil
+	return job, sc, nil
 }
 
 func stepLimit(k index.Kind) int {
@@ -162,13 +154,6 @@ func (e *Engine) signals(st *state, p *query.Parsed, req *registry.SearchRequest
 	return s
 }
 
-func (e *Engine) empty(req *registry.SearchRequest) *registry.SearchResponse {
-	return &registry.SearchResponse{
-		Query: req.Query, Scope: scopeOf(req), Resolution: registry.NoConfidentMatch,
-		Reason: "no_match", Matches: []registry.Match{},
-	}
-}
-
 func scopeOf(req *registry.SearchRequest) string {
 	if req.Within != "" {
 		return req.Within
@@ -189,6 +174,9 @@ type searchCtx struct {
 	start   time.Time
 	cands   []rank.Candidate
 	pos     map[uint32]int
+	// expected, when set, makes the final ranking record a calibration sample.
+	expected registry.Resolution
+	sample   rank.Sample
 }
 
 // rank turns the evidence gathered so far into a response.
@@ -225,6 +213,9 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 	sig := sc.signals
 	sig.PolicyHidden = sc.policyHidden()
 	res, reason, missing := rank.Resolve(cands, sig, th)
+	if sc.expected != "" && g.Final {
+		sc.sample = rank.SampleOf(cands, sig, sc.expected)
+	}
 	do := e.diversify
 	do.Ambiguous = res == registry.Ambiguous
 	top := rank.Diversify(cands, sc.req.Limit, do)
@@ -232,9 +223,6 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 	resp := &registry.SearchResponse{
 		Query: sc.req.Query, Scope: scopeOf(sc.req), Resolution: res, Reason: reason,
 		MissingInformation: missing, Matches: make([]registry.Match, 0, len(top)),
-	}
-	if res == registry.NoConfidentMatch && reason == "no_match" {
-		top = top[:0] // nothing worth showing: an honest empty answer
 	}
 	for i := range top {
 		resp.Matches = append(resp.Matches, sc.match(i+1, &top[i]))
@@ -321,3 +309,41 @@ func round4(f float64) float64 {
 
 // analyzeTerms is the term function of the rank term cache.
 func analyzeTerms(s string) []string { return text.Analyze(s) }
+
+// Probe runs one retriever alone on the current generation — no actors, fusion or rerank —
+// with the same normalisation and pre-filter as Search, and returns the capabilities it
+// ranks, best first. It is for evaluation and debugging.
+func (e *Engine) Probe(ctx context.Context, retriever string, req registry.SearchRequest, rc registry.RuntimeContext) ([]*registry.Capability, error) {
+	k, err := index.ParseKind(retriever)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
+	}
+	job, sc, err := e.prepare(ctx, &req, &rc, false)
+	if err != nil {
+		return nil, err
+	}
+	hits, err := job.Retrieve(ctx, k, job.Query, job.Allow, req.Limit)
+	if err != nil {
+		return nil, err
+	}
+	gen := sc.st.gen
+	out := make([]*registry.Capability, len(hits))
+	for i, h := range hits {
+		out[i] = gen.Doc(h.Doc)
+	}
+	return out, nil
+}
+
+// CalibrationSample runs a search and returns the sample its final ranking gives
+// rank.Calibrate, labelled with the resolution the case expects.
+func (e *Engine) CalibrationSample(ctx context.Context, req registry.SearchRequest, rc registry.RuntimeContext, expected registry.Resolution) (rank.Sample, error) {
+	job, sc, err := e.prepare(ctx, &req, &rc, false)
+	if err != nil {
+		return rank.Sample{}, err
+	}
+	sc.expected = expected
+	if _, err := e.sys.Search(ctx, job); err != nil {
+		return rank.Sample{}, err
+	}
+	return sc.sample, nil
+}

@@ -102,17 +102,3 @@ func canonicalDefinition(c *Capability) []byte {
 	}
 	return b
 }
-
-// canonicalRaw is canonicalJSON that also turns invalid JSON into a valid JSON string, so
-// the containing struct can still be marshalled.
-func canonicalRaw(raw json.RawMessage) json.RawMessage {
-	v := canonicalValue(raw)
-	if v == nil {
-		return nil
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil
-	}
-	return b
-}

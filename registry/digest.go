@@ -5,40 +5,50 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"strconv"
 )
 
 // Digest returns the schema digest of a definition: "sha256:" and the hex SHA-256 of the
 // canonical JSON (sorted keys, no insignificant whitespace) of its id, version, title,
 // summary, when_to_use, when_not_to_use, arguments_schema, output_schema, handler and
 // side_effect. Embedded schemas are canonicalised too, so their key order and spacing do
-// not change the digest. It pins what a confirmation approved: any change to what the
-// caller was shown or to what will run changes it.
+// not change the digest; empty lists and absent values are null. The digest pins what a
+// confirmation approved: any change to what the caller was shown or to what will run
+// changes it.
 func Digest(c *Capability) string {
-	doc := map[string]any{
-		"id":               c.ID,
-		"version":          c.Version,
-		"title":            c.Title,
-		"summary":          c.Summary,
-		"when_to_use":      emptyToNil(c.WhenToUse),
-		"when_not_to_use":  emptyToNil(c.WhenNotToUse),
-		"arguments_schema": canonicalValue(c.ArgumentsSchema),
-		"output_schema":    canonicalValue(c.OutputSchema),
-		"handler":          nil,
-		"side_effect":      c.SideEffect,
-	}
+	var w bytes.Buffer
+	// Keys in sorted order.
+	w.WriteString(`{"arguments_schema":`)
+	writeCanonicalOrNull(&w, c.ArgumentsSchema)
+	w.WriteString(`,"handler":`)
 	if c.Handler != nil {
 		b, err := json.Marshal(c.Handler)
-		if err == nil {
-			doc["handler"] = canonicalValue(b)
+		if err != nil {
+			// A Handler holds only strings, string slices and maps, an int and bools.
+			b = []byte(strconv.Quote(err.Error()))
 		}
+		writeCanonicalOrNull(&w, b)
+	} else {
+		w.WriteString("null")
 	}
-	b, err := json.Marshal(doc)
-	if err != nil {
-		// Every value above is a plain string, number, slice or decoded JSON; Marshal cannot
-		// fail on them. Hash the error text rather than panic, should that ever change.
-		b = []byte(err.Error())
-	}
-	sum := sha256.Sum256(b)
+	w.WriteString(`,"id":`)
+	writeJSONString(&w, c.ID)
+	w.WriteString(`,"output_schema":`)
+	writeCanonicalOrNull(&w, c.OutputSchema)
+	w.WriteString(`,"side_effect":`)
+	writeJSONString(&w, string(c.SideEffect))
+	w.WriteString(`,"summary":`)
+	writeJSONString(&w, c.Summary)
+	w.WriteString(`,"title":`)
+	writeJSONString(&w, c.Title)
+	w.WriteString(`,"version":`)
+	w.WriteString(strconv.Itoa(c.Version))
+	w.WriteString(`,"when_not_to_use":`)
+	writeStringList(&w, c.WhenNotToUse)
+	w.WriteString(`,"when_to_use":`)
+	writeStringList(&w, c.WhenToUse)
+	w.WriteByte('}')
+	sum := sha256.Sum256(w.Bytes())
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
@@ -48,26 +58,25 @@ func Seal(c *Capability) {
 	c.Provenance.SchemaDigest = Digest(c)
 }
 
-func emptyToNil(s []string) []string {
-	if len(s) == 0 {
-		return nil
+func writeCanonicalOrNull(w *bytes.Buffer, raw []byte) {
+	if c := canonicalRaw(raw); c != nil {
+		w.Write(c)
+		return
 	}
-	return s
+	w.WriteString("null")
 }
 
-// canonicalValue decodes a JSON document for re-marshalling with sorted keys; numbers keep
-// their literal text. Empty input is nil; invalid JSON is kept as a string of its bytes so
-// that different invalid inputs still compare and digest differently.
-func canonicalValue(raw []byte) any {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return nil
+func writeStringList(w *bytes.Buffer, list []string) {
+	if len(list) == 0 {
+		w.WriteString("null")
+		return
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil || dec.More() {
-		return "invalid JSON: " + string(raw)
+	w.WriteByte('[')
+	for i, s := range list {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		writeJSONString(w, s)
 	}
-	return v
+	w.WriteByte(']')
 }

@@ -1,0 +1,94 @@
+package query
+
+import (
+	"context"
+	"slices"
+
+	"github.com/capdex/capdex/index/text"
+)
+
+// Parsed is a normalised query. All values are folded (lowercase); lists hold each value
+// once, in order of first appearance.
+type Parsed struct {
+	// Raw is the input, truncated to MaxQueryBytes and with invalid UTF-8 repaired.
+	Raw string `json:"raw"`
+	// Text is Raw with control characters removed and white space collapsed.
+	Text string `json:"text"`
+	// Lang is "zh", "en" or "mixed".
+	Lang string `json:"lang"`
+	// Terms are text.Analyze(Text).
+	Terms []string `json:"terms,omitempty"`
+	// Concepts are the concept names of the shared lexicon named in Text.
+	Concepts []string `json:"concepts,omitempty"`
+	// Intents are what the user wants done: concept names of the verbs present (not
+	// forbidden, not past events), expanded with every registry intent value sharing their
+	// concept, plus registry intent values written as such.
+	Intents []string `json:"intents,omitempty"`
+	// Entities are registry entity values named in the text.
+	Entities []string `json:"entities,omitempty"`
+	// Symptoms are registry symptom values named in the text (as words or via aliases).
+	Symptoms []string `json:"symptoms,omitempty"`
+	// Constraints: read_first, dry_run, read_only, confirm_first, no_network, and
+	// no_<concept> for each forbidden verb ("no_restart", "no_update").
+	Constraints []string `json:"constraints,omitempty"`
+	// Forbidden lists intents the user forbade, with their close relatives and the
+	// registry intent values sharing their concepts (reinstall ⇒ reinstall, update,
+	// install; update ⇒ update, upgrade).
+	Forbidden []string `json:"forbidden,omitempty"`
+	// IDs are explicit capability ids or tool names written in the text, as registry ids
+	// (a pin is kept: "maintenance.codex.diagnose@3").
+	IDs []string `json:"ids,omitempty"`
+	// Browse: the user asks what exists ("Codex 维护相关能力有哪些？").
+	Browse bool `json:"browse,omitempty"`
+	// Scope is a pack id implied by a browse request or by "within …".
+	Scope string `json:"scope,omitempty"`
+	// Outcome is the desired result, as written ("so that it uses the new version").
+	Outcome string `json:"outcome,omitempty"`
+	// ExplicitWrite: the user explicitly asks for a write ("帮我删除这个日程",
+	// "book the flight").
+	ExplicitWrite bool `json:"explicit_write,omitempty"`
+	// Normalizer names who produced the fields: "rules" or "llm".
+	Normalizer string `json:"normalizer,omitempty"`
+	// Notes record what the normaliser did not do as asked (for example
+	// "llm fallback: timeout", "truncated to 4096 bytes").
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Normalizer turns a search text into a Parsed query. Implementations must be safe for
+// concurrent use; lex may be nil (the shared concept lexicon only).
+type Normalizer interface {
+	Normalize(ctx context.Context, text string, lex *Lexicon) (*Parsed, error)
+}
+
+// SignalTerms returns the sorted, unique terms rank compares with when_to_use and
+// when_not_to_use entries: the analysed Terms plus "~"-prefixed concept names. It matches
+// FieldTerms, which the engine passes to rank.NewTermCache.
+func (p *Parsed) SignalTerms() []string {
+	out := make([]string, 0, len(p.Terms)+len(p.Concepts))
+	out = append(out, p.Terms...)
+	for _, c := range p.Concepts {
+		out = append(out, "~"+c)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// FieldTerms analyses a capability's text the way SignalTerms renders a query: the terms
+// of text.Analyze plus "~"-prefixed concept names.
+func FieldTerms(s string) []string {
+	out := text.Analyze(s)
+	for _, c := range text.ConceptsIn(s) {
+		out = append(out, "~"+c)
+	}
+	return out
+}
+
+// addUnique appends v to list unless it is empty or present.
+func addUnique(list []string, v ...string) []string {
+	for _, x := range v {
+		if x != "" && !slices.Contains(list, x) {
+			list = append(list, x)
+		}
+	}
+	return list
+}

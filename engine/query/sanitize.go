@@ -1,0 +1,47 @@
+package query
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxQueryBytes bounds the text a normaliser reads: longer input is truncated at the last
+// character boundary before it (and a note says so). A search goal is a sentence or two;
+// 4 KiB leaves room for a pasted error message.
+const MaxQueryBytes = 4096
+
+// sanitize truncates s to MaxQueryBytes, repairs invalid UTF-8 (each bad sequence becomes
+// U+FFFD in raw) and returns the cleaned text: control and format characters dropped,
+// white space (and U+FFFD) turned into single spaces, trimmed.
+func sanitize(s string) (raw, clean string, truncated bool) {
+	if len(s) > MaxQueryBytes {
+		i := MaxQueryBytes
+		for i > 0 && !utf8.RuneStart(s[i]) {
+			i--
+		}
+		s, truncated = s[:i], true
+	}
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	raw = s
+	var sb strings.Builder
+	sb.Grow(len(s))
+	space := false
+	for _, r := range s {
+		switch {
+		case unicode.IsSpace(r) || r == utf8.RuneError:
+			space = sb.Len() > 0
+			continue
+		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Co, r) || unicode.Is(unicode.Cs, r) || r == 0xFFFE || r == 0xFFFF:
+			continue
+		}
+		if space {
+			sb.WriteByte(' ')
+			space = false
+		}
+		sb.WriteRune(r)
+	}
+	return raw, sb.String(), truncated
+}
