@@ -105,6 +105,21 @@ func (r *recorder) final(tb testing.TB) snapshot {
 	return r.calls[len(r.calls)-1]
 }
 
+// timely runs attempt until it reports no timing problem, at most three times.
+// Wall-clock bounds are retried because other processes may load the machine;
+// attempt asserts everything else itself on every run.
+func timely(t *testing.T, attempt func(t *testing.T) (problem string)) {
+	t.Helper()
+	var problem string
+	for i := range 3 {
+		if problem = attempt(t); problem == "" || t.Failed() {
+			return
+		}
+		t.Logf("attempt %d: %s; retrying", i+1, problem)
+	}
+	t.Error(problem)
+}
+
 func evidenceOf(tb testing.TB, s snapshot, k index.Kind) Evidence {
 	tb.Helper()
 	for _, ev := range s.Evidence {
@@ -182,36 +197,42 @@ func TestSlowRetriever(t *testing.T) {
 			s := newSystem(t, Options{})
 			plan := fiveKinds(time.Second)
 			plan[2].Deadline = deadline // semantic
-			var rec recorder
-			start := time.Now()
-			resp, err := s.Search(context.Background(), &Job{Plan: plan,
-				Retrieve: fakeRetrieve(map[index.Kind]behaviour{index.Semantic: tt.slow}), Rank: rec.rank})
-			took := time.Since(start)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if took > deadline+20*time.Millisecond || took < deadline {
-				t.Errorf("search took %v, want within [%v, %v]", took, deadline, deadline+20*time.Millisecond)
-			}
-			f := rec.final(t)
-			if !slices.Equal(f.Pending, []index.Kind{index.Semantic}) {
-				t.Errorf("pending %v, want [semantic]", f.Pending)
-			}
-			if ev := evidenceOf(t, f, index.Semantic); ev.Outcome != TimedOut || ev.Hits != nil {
-				t.Errorf("semantic evidence %+v, want timed out", ev)
-			}
-			for _, st := range plan {
-				if st.Kind != index.Semantic && evidenceOf(t, f, st.Kind).Outcome != OK {
-					t.Errorf("%s not OK", st.Kind)
+			timely(t, func(t *testing.T) string {
+				var rec recorder
+				start := time.Now()
+				resp, err := s.Search(context.Background(), &Job{Plan: plan,
+					Retrieve: fakeRetrieve(map[index.Kind]behaviour{index.Semantic: tt.slow}), Rank: rec.rank})
+				took := time.Since(start)
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-			if len(f.Candidates) != 4 {
-				t.Errorf("candidates %v, want the four others' docs", f.Candidates)
-			}
-			m := resp.SearchMeta
-			if !m.Partial || !slices.Equal(m.TimedOutRetrievers, []string{"semantic"}) || len(m.CompletedRetrievers) != 4 {
-				t.Errorf("meta %+v", m)
-			}
+				f := rec.final(t)
+				if !slices.Equal(f.Pending, []index.Kind{index.Semantic}) {
+					t.Errorf("pending %v, want [semantic]", f.Pending)
+				}
+				if ev := evidenceOf(t, f, index.Semantic); ev.Outcome != TimedOut || ev.Hits != nil {
+					t.Errorf("semantic evidence %+v, want timed out", ev)
+				}
+				for _, st := range plan {
+					if st.Kind != index.Semantic && evidenceOf(t, f, st.Kind).Outcome != OK {
+						t.Errorf("%s not OK", st.Kind)
+					}
+				}
+				if len(f.Candidates) != 4 {
+					t.Errorf("candidates %v, want the four others' docs", f.Candidates)
+				}
+				m := resp.SearchMeta
+				if !m.Partial || !slices.Equal(m.TimedOutRetrievers, []string{"semantic"}) || len(m.CompletedRetrievers) != 4 {
+					t.Errorf("meta %+v", m)
+				}
+				if took < deadline {
+					t.Errorf("search took %v, before the %v deadline", took, deadline)
+				}
+				if took > deadline+20*time.Millisecond {
+					return fmt.Sprintf("search took %v, want at most %v", took, deadline+20*time.Millisecond)
+				}
+				return ""
+			})
 		})
 	}
 }
@@ -251,38 +272,56 @@ func TestPanickingRetriever(t *testing.T) {
 func TestLateEvidenceDropped(t *testing.T) {
 	s := newSystem(t, Options{})
 	plan := []Step{
-		{Kind: index.Exact, Deadline: 30 * time.Millisecond},
-		{Kind: index.Lexical, Deadline: 400 * time.Millisecond},
-		{Kind: index.Metadata, Deadline: 400 * time.Millisecond},
+		{Kind: index.Exact, Deadline: 80 * time.Millisecond},
+		{Kind: index.Lexical, Deadline: 5 * time.Second},
+		{Kind: index.Metadata, Deadline: 5 * time.Second},
 	}
-	var rec recorder
-	_, err := s.Search(context.Background(), &Job{Plan: plan, Stream: true, Rank: rec.rank,
-		Retrieve: fakeRetrieve(map[index.Kind]behaviour{
-			index.Exact:   sleep(70*time.Millisecond, index.Hit{Doc: 7}),
-			index.Lexical: sleep(150*time.Millisecond, index.Hit{Doc: 8}),
-		})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := rec.final(t)
-	ev := evidenceOf(t, f, index.Exact)
-	if ev.Outcome != TimedOut || !errors.Is(ev.Err, ErrLate) || ev.Hits != nil {
-		t.Errorf("exact evidence %+v, want late", ev)
-	}
-	if want := []uint32{8, docOf(index.Metadata)}; !slices.Equal(f.Candidates, want) {
-		t.Errorf("candidates %v, want %v", f.Candidates, want)
-	}
-	if !slices.Equal(f.Pending, []index.Kind{index.Exact}) {
-		t.Errorf("pending %v", f.Pending)
-	}
-	if f.Evidence[len(f.Evidence)-1].Kind != index.Lexical {
-		t.Errorf("evidence not in arrival order: %+v", f.Evidence)
-	}
-	for _, c := range rec.calls {
-		if slices.Contains(c.Candidates, 7) {
-			t.Errorf("late doc 7 reached Rank: %+v", c)
+	timely(t, func(t *testing.T) string {
+		exactDone := make(chan struct{})
+		var rec recorder
+		_, err := s.Search(context.Background(), &Job{Plan: plan, Stream: true, Rank: rec.rank,
+			Retrieve: fakeRetrieve(map[index.Kind]behaviour{
+				// exact answers 20ms after its deadline, ignoring its ctx
+				index.Exact: func(ctx context.Context) ([]index.Hit, error) {
+					defer close(exactDone)
+					d, _ := ctx.Deadline()
+					time.Sleep(time.Until(d) + 20*time.Millisecond)
+					return []index.Hit{{Doc: 7}}, nil
+				},
+				// lexical answers after exact, keeping the search open for its late evidence
+				index.Lexical: func(context.Context) ([]index.Hit, error) {
+					<-exactDone
+					time.Sleep(20 * time.Millisecond)
+					return []index.Hit{{Doc: 8}}, nil
+				},
+			})})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		f := rec.final(t)
+		ev := evidenceOf(t, f, index.Exact)
+		if ev.Took == 0 {
+			return "the exact request reached its retriever after its deadline"
+		}
+		if ev.Outcome != TimedOut || !errors.Is(ev.Err, ErrLate) || ev.Hits != nil {
+			t.Errorf("exact evidence %+v, want late", ev)
+		}
+		if want := []uint32{8, docOf(index.Metadata)}; !slices.Equal(f.Candidates, want) {
+			t.Errorf("candidates %v, want %v", f.Candidates, want)
+		}
+		if !slices.Equal(f.Pending, []index.Kind{index.Exact}) {
+			t.Errorf("pending %v", f.Pending)
+		}
+		if f.Evidence[len(f.Evidence)-1].Kind != index.Lexical {
+			t.Errorf("evidence not in arrival order: %+v", f.Evidence)
+		}
+		for _, c := range rec.calls {
+			if slices.Contains(c.Candidates, 7) {
+				t.Errorf("late doc 7 reached Rank: %+v", c)
+			}
+		}
+		return ""
+	})
 }
 
 func TestStream(t *testing.T) {
@@ -423,7 +462,7 @@ func TestCallerCancel(t *testing.T) {
 			} else if _, err := s.Search(ctx, job); err != nil {
 				t.Fatal(err)
 			}
-			if took := time.Since(cancelled); took > 50*time.Millisecond {
+			if took := time.Since(cancelled); took > 250*time.Millisecond {
 				t.Errorf("search ended %v after its ctx was cancelled", took)
 			}
 			f := rec.final(t)
@@ -438,27 +477,33 @@ func TestCallerCancel(t *testing.T) {
 }
 
 func TestClose(t *testing.T) {
+	const n = 20
 	s := New(Options{})
-	block := func(ctx context.Context) ([]index.Hit, error) { <-ctx.Done(); return nil, ctx.Err() }
+	var submitted atomic.Int32 // exact steps run: each search's steps were all sent
+	retrieve := fakeRetrieve(map[index.Kind]behaviour{
+		index.Exact: func(context.Context) ([]index.Hit, error) { submitted.Add(1); return nil, nil },
+		index.Lexical: func(ctx context.Context) ([]index.Hit, error) { // blocks the actor until Close
+			<-ctx.Done()
+			return nil, ctx.Err()
+		},
+	})
+	var finals atomic.Int32
+	rank := func(g *Gathered) *registry.SearchResponse {
+		if g.Final {
+			finals.Add(1)
+			if !slices.Contains(g.Pending, index.Lexical) {
+				t.Errorf("pending %v, want lexical among them", g.Pending)
+			}
+			if ev := g.Evidence[len(g.Evidence)-1]; ev.Outcome != TimedOut || !errors.Is(ev.Err, ErrClosed) {
+				t.Errorf("unanswered step %+v, want timed out by ErrClosed", ev)
+			}
+		}
+		return &registry.SearchResponse{}
+	}
 	var wg sync.WaitGroup
-	var inRank atomic.Int32
-	started := make(chan struct{}, 20)
-	for i := range 20 {
+	for i := range n {
 		wg.Go(func() {
-			job := &Job{Plan: fiveKinds(time.Minute), Stream: i%2 == 1,
-				Retrieve: fakeRetrieve(map[index.Kind]behaviour{index.Lexical: func(ctx context.Context) ([]index.Hit, error) {
-					started <- struct{}{}
-					return block(ctx)
-				}}),
-				Rank: func(g *Gathered) *registry.SearchResponse {
-					if g.Final {
-						inRank.Add(1)
-						if len(g.Pending) != 1 || g.Pending[0] != index.Lexical {
-							t.Errorf("pending %v, want [lexical]", g.Pending)
-						}
-					}
-					return &registry.SearchResponse{}
-				}}
+			job := &Job{Plan: fiveKinds(time.Minute), Stream: i%2 == 1, Retrieve: retrieve, Rank: rank}
 			if i%2 == 0 {
 				if _, err := s.Search(context.Background(), job); err != nil {
 					t.Error(err)
@@ -474,8 +519,9 @@ func TestClose(t *testing.T) {
 			}
 		})
 	}
-	<-started // at least one RetrieveFunc is blocked
-	time.Sleep(10 * time.Millisecond)
+	for submitted.Load() < n {
+		time.Sleep(time.Millisecond)
+	}
 	done := make(chan struct{})
 	go func() { s.Close(); s.Close(); close(done) }()
 	select {
@@ -484,8 +530,8 @@ func TestClose(t *testing.T) {
 		t.Fatal("Close hangs")
 	}
 	wg.Wait()
-	if n := inRank.Load(); n != 20 {
-		t.Errorf("%d final Rank calls, want 20", n)
+	if got := finals.Load(); got != n {
+		t.Errorf("%d final Rank calls, want %d", got, n)
 	}
 	if _, err := s.Search(context.Background(), &Job{Retrieve: fakeRetrieve(nil), Rank: (&recorder{}).rank}); !errors.Is(err, ErrClosed) {
 		t.Errorf("Search after Close: %v, want ErrClosed", err)
@@ -562,7 +608,7 @@ func TestSkipsExpiredRequests(t *testing.T) {
 			if err != nil {
 				t.Error(err)
 			}
-			if took := time.Since(start); took > 60*time.Millisecond {
+			if took := time.Since(start); took > 90*time.Millisecond { // the blocker holds the actor for 100ms
 				t.Errorf("search took %v with a 20ms deadline", took)
 			}
 		})

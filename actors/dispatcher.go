@@ -8,18 +8,14 @@ import "sync"
 // grown stacks. A wake-up that finds no idle worker runs on a fresh goroutine instead
 // of waiting, so a worker blocked in a slow RetrieveFunc never delays another actor.
 type workerPool struct {
-	work       chan func() // unbuffered: a send succeeds only when a worker is idle
-	quit       chan struct{}
+	work       chan func() // unbuffered: a send succeeds only when a worker is idle; nil stops a worker
+	workers    int
 	wg         sync.WaitGroup // counts running workers
 	throughput int
 }
 
 func newWorkerPool(workers, throughput int) *workerPool {
-	p := &workerPool{
-		work:       make(chan func()),
-		quit:       make(chan struct{}),
-		throughput: throughput,
-	}
+	p := &workerPool{work: make(chan func()), workers: workers, throughput: throughput}
 	p.wg.Add(workers)
 	for range workers {
 		go p.loop()
@@ -29,13 +25,11 @@ func newWorkerPool(workers, throughput int) *workerPool {
 
 func (p *workerPool) loop() {
 	defer p.wg.Done()
-	for {
-		select {
-		case fn := <-p.work:
-			fn()
-		case <-p.quit:
+	for fn := range p.work {
+		if fn == nil {
 			return
 		}
+		fn()
 	}
 }
 
@@ -52,7 +46,10 @@ func (p *workerPool) Schedule(fn func()) {
 func (p *workerPool) Throughput() int { return p.throughput }
 
 // close stops the workers and waits for them; later wake-ups run on fresh goroutines.
+// Call it once no actor runs.
 func (p *workerPool) close() {
-	close(p.quit)
+	for range p.workers {
+		p.work <- nil
+	}
 	p.wg.Wait()
 }

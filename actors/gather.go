@@ -158,7 +158,7 @@ func (g *gatherer) arrive(r *retrieval) {
 	ev := r.ev
 	r.ev = Evidence{}
 	now := time.Now()
-	if ev.Outcome != Crashed && now.After(st.deadline) {
+	if (ev.Outcome == OK || ev.Outcome == Failed) && now.After(st.deadline) {
 		ev.Outcome, ev.Err, ev.Hits = TimedOut, ErrLate, nil
 	}
 	st.inTime = ev.Outcome != TimedOut

@@ -135,25 +135,28 @@ func (w *retriever) run(r *retrieval) {
 		r.ev = Evidence{Kind: r.kind, Outcome: TimedOut, Err: context.DeadlineExceeded}
 		return
 	}
-	if err := r.ctx.Err(); err != nil { // the caller gave up or the System closes
+	if err := r.ctx.parent.Err(); err != nil { // the caller gave up
 		r.ev = Evidence{Kind: r.kind, Outcome: TimedOut, Err: err}
 		return
 	}
+	if r.ctx.system.Err() != nil {
+		r.ev = Evidence{Kind: r.kind, Outcome: TimedOut, Err: ErrClosed}
+		return
+	}
 	hits, err, crashed := w.call(r)
-	cut := r.ctx.Err() != nil
-	r.ctx.release()
 	r.ev = Evidence{Kind: r.kind, Took: time.Since(start)}
 	switch {
 	case crashed:
 		r.ev.Outcome, r.ev.Err = Crashed, err
 	case err != nil:
 		r.ev.Outcome, r.ev.Err = Failed, err
-		if errors.Is(err, context.DeadlineExceeded) || cut && errors.Is(err, context.Canceled) {
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) && r.ctx.Err() != nil {
 			r.ev.Outcome = TimedOut // cut short, not broken
 		}
 	default:
 		r.ev.Hits = hits
 	}
+	r.ctx.release()
 }
 
 // call runs the RetrieveFunc, turning a panic into a *PanicError.

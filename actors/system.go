@@ -81,7 +81,7 @@ func New(opts Options) *System {
 			s.retrieversStopped.Add(1)
 			w.pid = s.root.Spawn(actor.PropsFromProducer(func() actor.Actor { return w },
 				actor.WithDispatcher(s.workers),
-				actor.WithMailbox(actor.Bounded(opts.MailboxSize))))
+				actor.WithMailbox(newMailbox)))
 			s.kinds[k] = append(s.kinds[k], w)
 		}
 	}
@@ -90,7 +90,7 @@ func New(opts Options) *System {
 		s.gathersStopped.Add(1)
 		g.self = s.root.Spawn(actor.PropsFromProducer(func() actor.Actor { return g },
 			actor.WithDispatcher(s.workers),
-			actor.WithMailbox(actor.UnboundedLockfree())))
+			actor.WithMailbox(newMailbox)))
 		s.gathers = append(s.gathers, g)
 	}
 	return s
@@ -106,11 +106,15 @@ func (s *System) Search(ctx context.Context, job *Job) (*registry.SearchResponse
 	if err != nil {
 		return nil, err
 	}
-	select {
-	case <-se.done:
-	case <-ctx.Done():
-		s.root.Send(pid, &cancelSearch{id: se.id, cause: ctx.Err()})
+	if cancelled := ctx.Done(); cancelled == nil {
 		<-se.done
+	} else {
+		select {
+		case <-se.done:
+		case <-cancelled:
+			s.root.Send(pid, &cancelSearch{id: se.id, cause: ctx.Err()})
+			<-se.done
+		}
 	}
 	resp, err := se.resp, se.err
 	se.reset()
@@ -144,13 +148,13 @@ func (s *System) Close() {
 		for s.state.Load() != closedBit { // submissions in progress never block
 			runtime.Gosched()
 		}
-		s.cancel()
 		var ended sync.WaitGroup
 		ended.Add(len(s.gathers))
 		for _, g := range s.gathers {
 			s.root.Send(g.self, &closeGather{wg: &ended})
 		}
 		ended.Wait()
+		s.cancel() // only now, so that every search ends with ErrClosed
 		for _, ws := range s.kinds {
 			for _, w := range ws {
 				s.root.Stop(w.pid)

@@ -74,7 +74,7 @@ type Engine struct {
 	store *store.Store
 	sys   *actors.System
 	norm  query.Normalizer
-	run   *govern.Runner
+	run   *govern.Governor
 
 	weights   rank.Weights
 	rerank    rank.RerankOptions

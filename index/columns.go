@@ -54,10 +54,10 @@ const (
 )
 
 func ixType(t registry.ResourceType) string { return "type:" + string(t) }
-func ixSELE(level int) string              { return "se_le:" + strconv.Itoa(level) }
-func ixOS(os string) string                { return "os:" + os }
-func ixTenant(t string) string             { return "tenant:" + t }
-func ixACL(k int) string                   { return "acl:" + strconv.Itoa(k) }
+func ixSELE(level int) string               { return "se_le:" + strconv.Itoa(level) }
+func ixOS(os string) string                 { return "os:" + os }
+func ixTenant(t string) string              { return "tenant:" + t }
+func ixACL(k int) string                    { return "acl:" + strconv.Itoa(k) }
 
 // colFormat is the version of the bytes written by ColumnSnapshot.
 const colFormat = 1
@@ -67,8 +67,8 @@ var colMagic = [8]byte{'c', 'a', 'p', 'd', 'x', 'c', 'o', 'l'}
 // row is one capability as the column view stores it.
 type row struct {
 	id, typ, pack, capType, domain, se, risk, status, os, tenants string
-	seRank, acl, version                                           int
-	confirm, enabled                                               bool
+	seRank, acl, version                                          int
+	confirm, enabled                                              bool
 }
 
 // colView owns the kelindar collection and the schema derived from the snapshot.
@@ -260,7 +260,7 @@ func (v *colView) newCollection(capacity int) (*column.Collection, error) {
 
 // buildColumns fills g.cols: restored from snapBytes when they match, rebuilt otherwise.
 func (g *Generation) buildColumns(snapBytes []byte) error {
-	v := &g.cols
+	v := g.cols
 	v.prepareRows(g.snap)
 	if len(snapBytes) > 0 {
 		coll, err := v.restore(snapBytes, g.snap.Generation)
@@ -327,7 +327,7 @@ func (v *colView) insertRows(coll *column.Collection) error {
 // of every row and kelindar/column's own snapshot. kelindar stages the snapshot in a
 // temporary file under os.TempDir.
 func (g *Generation) ColumnSnapshot(w io.Writer) error {
-	v := &g.cols
+	v := g.cols
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	var hdr []byte

@@ -48,7 +48,7 @@ var typeBits = map[registry.ResourceType]int{registry.TypePack: 1, registry.Type
 
 // buildFilter reads every bitmap index of the column view into roaring bitmaps.
 func (g *Generation) buildFilter() error {
-	v, f := &g.cols, &g.filter
+	v, f := g.cols, g.filter
 	f.live = v.bitmapOf(ixEnabled)
 	f.live.AndNot(v.bitmapOf(ixOffline))
 	f.deprec = v.bitmapOf(ixDeprecated)

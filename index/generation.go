@@ -53,8 +53,8 @@ type Generation struct {
 	history HistorySource
 	log     *slog.Logger
 
-	cols   colView
-	filter filterIndex
+	cols   *colView
+	filter *filterIndex
 	tree   treeIndex
 	exact  exactIndex
 	lex    lexIndex
@@ -80,7 +80,8 @@ func Build(ctx context.Context, snap *registry.Snapshot, opts Options) (*Generat
 		return nil, ErrNilSnapshot
 	}
 	start := time.Now()
-	g := &Generation{snap: snap, n: len(snap.Caps), emb: opts.Embedder, history: opts.History, log: opts.Logger}
+	g := &Generation{snap: snap, n: len(snap.Caps), emb: opts.Embedder, history: opts.History, log: opts.Logger,
+		cols: &colView{}, filter: &filterIndex{}}
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
 	}

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
-	"github.com/capdex/capdex/index/text"
 	"github.com/capdex/capdex/registry"
 )
 
@@ -14,7 +13,6 @@ type treeIndex struct {
 	childOff []uint32 // children of doc d are child[childOff[d]:childOff[d+1]]
 	child    []uint32
 	roots    []uint32 // docs without a parent capability
-	packs    map[string][]uint32
 }
 
 // Scores of the hierarchy retriever: the scope pack, then descendants by depth (1/(1+depth)
@@ -54,24 +52,6 @@ func (g *Generation) buildTree() {
 			fill[p]++
 		}
 	}
-	// pack words: id segments, title and aliases
-	t.packs = map[string][]uint32{}
-	var buf []string
-	for d, c := range caps {
-		if c.ResourceType != registry.TypePack {
-			continue
-		}
-		seen := map[string]bool{}
-		for _, s := range append([]string{c.ID, c.Title}, c.Aliases...) {
-			buf = text.AppendTerms(buf[:0], s)
-			for _, w := range buf {
-				if !seen[w] {
-					seen[w] = true
-					t.packs[w] = append(t.packs[w], uint32(d))
-				}
-			}
-		}
-	}
 }
 
 func (t *treeIndex) children(d uint32) []uint32 { return t.child[t.childOff[d]:t.childOff[d+1]] }
@@ -104,25 +84,33 @@ func (g *Generation) scope(q *Query, terms []string, allow *roaring.Bitmap) (d u
 	if !q.Browse || len(terms) == 0 {
 		return 0, false
 	}
-	var best uint32
-	var bestScore float32
-	scores := map[uint32]float32{}
-	for _, w := range terms {
-		packs := g.tree.packs[w]
-		if len(packs) == 0 {
-			continue
-		}
-		idf := float32(1)
-		if id, ok := g.lex.dict[w]; ok {
-			idf = g.lex.idf[id]
-		}
-		for _, p := range packs {
-			if allow == nil || allow.Contains(p) {
-				scores[p] += idf
+	return g.votePack(q, allow)
+}
+
+// votePack picks the pack the lexical hits of q point at: each of the best lexical hits
+// votes its score for itself (when a pack) and half as much again for each level up, so the
+// pack that holds the best matches wins over both a lone title match elsewhere and its own
+// ancestors. Ties go to the deeper pack.
+func (g *Generation) votePack(q *Query, allow *roaring.Bitmap) (uint32, bool) {
+	hits := g.retrieveLexical(q, allow, 16)
+	var votes map[uint32]float64
+	for _, h := range hits {
+		w := h.Score
+		id := g.snap.Caps[h.Doc].ID
+		for d, ok := h.Doc, true; ok; d, ok = g.snap.DocID(registry.Parent(id)) {
+			id = g.snap.Caps[d].ID
+			if g.isPack(d) && (allow == nil || allow.Contains(d)) {
+				if votes == nil {
+					votes = map[uint32]float64{}
+				}
+				votes[d] += w
 			}
+			w /= 2
 		}
 	}
-	for p, sc := range scores {
+	var best uint32
+	bestScore := 0.0
+	for p, sc := range votes {
 		if sc > bestScore || sc == bestScore && (g.tree.depth[p] > g.tree.depth[best] || g.tree.depth[p] == g.tree.depth[best] && p < best) {
 			best, bestScore = p, sc
 		}

@@ -65,7 +65,7 @@ type lexIndex struct {
 	idf    []float32
 	maxImp []float32
 
-	concepts sync.Map // concept name → []uint32 term ids of its members
+	concepts *sync.Map // concept name → []uint32 term ids of its members
 }
 
 func (x *lexIndex) list(t uint32) ([]uint32, []float32, []uint16) {
@@ -168,58 +168,81 @@ type lexEntry struct {
 	tf    uint16
 }
 
+// docTerms is the analysis of one document: its terms with their fields, and the length of
+// each field in terms.
+type docTerms struct {
+	terms  []string
+	fields []uint8
+	flen   [numFields]uint16
+}
+
+func (dt *docTerms) analyze(c *registry.Capability) {
+	dt.terms, dt.fields, dt.flen = dt.terms[:0], dt.fields[:0], [numFields]uint16{}
+	fieldTexts(c, func(field int, s string) {
+		if s == "" {
+			return
+		}
+		n := len(dt.terms)
+		dt.terms = text.AppendTerms(dt.terms, s)
+		for range len(dt.terms) - n {
+			dt.fields = append(dt.fields, uint8(field))
+		}
+		dt.flen[field] = uint16(min(int(dt.flen[field])+len(dt.terms)-n, math.MaxUint16))
+	})
+}
+
+// lexChunk is how many documents are analysed in parallel before their terms are merged.
+const lexChunk = 1024
+
 func (g *Generation) buildLexical(ctx context.Context) error {
 	x := &g.lex
+	x.concepts = new(sync.Map)
 	x.dict = make(map[string]uint32, g.n*4)
 	var (
 		entries  []lexEntry
 		docStart = make([]uint32, g.n+1)
 		flen     = make([]uint16, g.n*numFields)
 		local    = make(map[uint64]uint16, 128) // term<<8 | field → tf
-		buf      []string
 		df       []uint32
+		chunk    = make([]docTerms, min(lexChunk, g.n))
 	)
-	for d, c := range g.snap.Caps {
-		if d&1023 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
+	for start := 0; start < g.n; start += lexChunk {
+		end := min(start+lexChunk, g.n)
+		err := parallelFor(ctx, start, end, func(d int) { chunk[d-start].analyze(g.snap.Caps[d]) })
+		if err != nil {
+			return err
 		}
-		clear(local)
-		fieldTexts(c, func(field int, s string) {
-			if s == "" {
-				return
-			}
-			buf = text.AppendTerms(buf[:0], s)
-			for _, t := range buf {
+		for d := start; d < end; d++ {
+			dt := &chunk[d-start]
+			clear(local)
+			for i, t := range dt.terms {
 				id, ok := x.dict[t]
 				if !ok {
 					id = uint32(len(x.dict))
 					x.dict[t] = id
 					df = append(df, 0)
 				}
-				k := uint64(id)<<8 | uint64(field)
+				k := uint64(id)<<8 | uint64(dt.fields[i])
 				if local[k] < math.MaxUint16 {
 					local[k]++
 				}
 			}
-			l := &flen[d*numFields+field]
-			*l = uint16(min(int(*l)+len(buf), math.MaxUint16))
-		})
-		docStart[d] = uint32(len(entries))
-		for k, tf := range local {
-			entries = append(entries, lexEntry{term: uint32(k >> 8), field: uint8(k), tf: tf})
-		}
-		de := entries[docStart[d]:]
-		slices.SortFunc(de, func(a, b lexEntry) int {
-			if a.term != b.term {
-				return int(a.term) - int(b.term)
+			copy(flen[d*numFields:(d+1)*numFields], dt.flen[:])
+			docStart[d] = uint32(len(entries))
+			for k, tf := range local {
+				entries = append(entries, lexEntry{term: uint32(k >> 8), field: uint8(k), tf: tf})
 			}
-			return int(a.field) - int(b.field)
-		})
-		for i, e := range de {
-			if i == 0 || de[i-1].term != e.term {
-				df[e.term]++
+			de := entries[docStart[d]:]
+			slices.SortFunc(de, func(a, b lexEntry) int {
+				if a.term != b.term {
+					return int(a.term) - int(b.term)
+				}
+				return int(a.field) - int(b.field)
+			})
+			for i, e := range de {
+				if i == 0 || de[i-1].term != e.term {
+					df[e.term]++
+				}
 			}
 		}
 	}

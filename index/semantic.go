@@ -19,12 +19,13 @@ type semIndex struct {
 	sparse embed.SparseEmbedder
 
 	// sparse: feature → posting list of (doc, value)
-	fdense []int32            // feature → list id, or -1 (when the dimension is small enough)
-	fmap   map[uint32]uint32  // feature → list id (otherwise)
+	fdense []int32           // feature → list id, or -1 (when the dimension is small enough)
+	fmap   map[uint32]uint32 // feature → list id (otherwise)
 	off    []uint32
 	docs   []uint32
-	vals   []float32
-	maxV   []float32
+	q8     []int8    // values quantised per list: value ≈ q8 × scale[list]
+	scale  []float32 // per list
+	maxV   []float32 // per list, of the quantised values
 	minV   []float32
 
 	// dense
@@ -184,7 +185,12 @@ func (g *Generation) buildSparse(ctx context.Context) error {
 		x.fmap = map[uint32]uint32{}
 	}
 	vecs := make([]embed.SparseVector, g.n)
+	err := parallelFor(ctx, 0, g.n, func(d int) { vecs[d] = x.sparse.EmbedSparse(embedText(g.snap.Caps[d])) })
+	if err != nil {
+		return err
+	}
 	var df []uint32
+	var absMax []float32
 	listOf := func(f uint32) uint32 {
 		if useTable && int(f) < dim {
 			if l := x.fdense[f]; l >= 0 {
@@ -198,18 +204,14 @@ func (g *Generation) buildSparse(ctx context.Context) error {
 			x.fmap[f] = uint32(len(df))
 		}
 		df = append(df, 0)
+		absMax = append(absMax, 0)
 		return uint32(len(df) - 1)
 	}
-	for d, c := range g.snap.Caps {
-		if d&255 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		v := x.sparse.EmbedSparse(embedText(c))
-		vecs[d] = v
-		for _, f := range v.Idx {
-			df[listOf(f)]++
+	for _, v := range vecs {
+		for i, f := range v.Idx {
+			l := listOf(f)
+			df[l]++
+			absMax[l] = max(absMax[l], float32(math.Abs(float64(v.Val[i]))))
 		}
 	}
 	nl := len(df)
@@ -219,9 +221,13 @@ func (g *Generation) buildSparse(ctx context.Context) error {
 	}
 	total := x.off[nl]
 	x.docs = make([]uint32, total)
-	x.vals = make([]float32, total)
+	x.q8 = make([]int8, total)
+	x.scale = make([]float32, nl)
 	x.maxV = make([]float32, nl)
 	x.minV = make([]float32, nl)
+	for l, m := range absMax {
+		x.scale[l] = m / 127
+	}
 	fill := make([]uint32, nl)
 	copy(fill, x.off[:nl])
 	for d, v := range vecs {
@@ -229,11 +235,16 @@ func (g *Generation) buildSparse(ctx context.Context) error {
 			l := listOf(f)
 			p := fill[l]
 			fill[l]++
-			val := v.Val[i]
-			x.docs[p], x.vals[p] = uint32(d), val
-			x.maxV[l] = max(x.maxV[l], val)
-			x.minV[l] = min(x.minV[l], val)
+			var q int8
+			if sc := x.scale[l]; sc > 0 {
+				q = int8(max(-127, min(127, math.Round(float64(v.Val[i]/sc)))))
+			}
+			x.docs[p], x.q8[p] = uint32(d), q
+			qv := float32(q) * x.scale[l]
+			x.maxV[l] = max(x.maxV[l], qv)
+			x.minV[l] = min(x.minV[l], qv)
 		}
+		vecs[d] = embed.SparseVector{}
 	}
 	return nil
 }
@@ -295,7 +306,7 @@ func (g *Generation) semanticSparse(q *Query, allow *roaring.Bitmap, limit int) 
 		w := v.Val[i]
 		a, b := x.off[l], x.off[l+1]
 		ub := max(w*x.maxV[l], w*x.minV[l], 0)
-		s.terms = append(s.terms, qterm{docs: x.docs[a:b:b], imps: x.vals[a:b:b], w: w, ub: ub})
+		s.terms = append(s.terms, qterm{docs: x.docs[a:b:b], q8: x.q8[a:b:b], w: w * x.scale[l], ub: ub})
 	}
 	if len(s.terms) == 0 {
 		return nil

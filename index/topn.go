@@ -137,11 +137,12 @@ func (s *scratch) clearTouched() {
 // qterm is one query term over a posting list, with a cursor.
 type qterm struct {
 	docs  []uint32
-	imps  []float32
-	masks []uint16 // field bits per posting; nil when the index has none
-	w     float32  // query-side weight (idf × term weight, or the query vector's value)
-	ub    float32  // upper bound of w × impact over the list (≥ 0)
-	flag  uint32   // bits OR-ed into the candidate's mask when this term matches
+	imps  []float32 // impact per posting, or nil when q8 holds them
+	q8    []int8    // quantised impact per posting (w includes the list's scale)
+	masks []uint16  // field bits per posting; nil when the index has none
+	w     float32   // query-side weight (idf × term weight, or the query vector's value)
+	ub    float32   // upper bound of w × impact over the list (≥ 0)
+	flag  uint32    // bits OR-ed into the candidate's mask when this term matches
 	pos   int
 }
 
@@ -149,6 +150,9 @@ func (q *qterm) at(i int) (float32, uint32) {
 	m := q.flag
 	if q.masks != nil {
 		m |= uint32(q.masks[i])
+	}
+	if q.q8 != nil {
+		return q.w * float32(q.q8[i]), m
 	}
 	return q.w * q.imps[i], m
 }

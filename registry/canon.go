@@ -5,26 +5,35 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // appendCanonical appends the canonical form of the JSON text raw to w: no insignificant
 // whitespace, object keys sorted (by their decoded value; of duplicate keys the last wins,
 // as when decoding into a map), strings re-encoded by writeJSONString and numbers kept as
 // written. Two texts that decode to the same value get the same form. It reports false,
-// leaving w unspecified, when raw is not one valid JSON value.
+// leaving w unchanged, when raw is not one valid JSON value.
 func appendCanonical(w *bytes.Buffer, raw []byte) bool {
 	p := canonParser{s: raw}
 	p.space()
-	if !p.value(w, 0) {
+	if !p.value(0) {
 		return false
 	}
 	p.space()
-	return p.i == len(p.s)
+	if p.i != len(p.s) {
+		return false
+	}
+	w.Write(p.out.Bytes())
+	return true
 }
 
+// canonParser is a small recursive-descent JSON parser writing the canonical form to out.
+// Object members are written to out as parsed, then rewritten in key order through tmp.
 type canonParser struct {
-	s []byte
-	i int
+	s   []byte
+	i   int
+	out bytes.Buffer
+	tmp []byte
 }
 
 func (p *canonParser) space() {
@@ -38,25 +47,25 @@ func (p *canonParser) space() {
 	}
 }
 
-func (p *canonParser) value(w *bytes.Buffer, depth int) bool {
+func (p *canonParser) value(depth int) bool {
 	if p.i >= len(p.s) || depth > maxDepth {
 		return false
 	}
 	switch c := p.s[p.i]; {
 	case c == '{':
-		return p.object(w, depth)
+		return p.object(depth)
 	case c == '[':
 		p.i++
-		w.WriteByte('[')
+		p.out.WriteByte('[')
 		p.space()
 		if p.i < len(p.s) && p.s[p.i] == ']' {
 			p.i++
-			w.WriteByte(']')
+			p.out.WriteByte(']')
 			return true
 		}
 		for {
 			p.space()
-			if !p.value(w, depth+1) {
+			if !p.value(depth + 1) {
 				return false
 			}
 			p.space()
@@ -66,27 +75,27 @@ func (p *canonParser) value(w *bytes.Buffer, depth int) bool {
 			switch p.s[p.i] {
 			case ',':
 				p.i++
-				w.WriteByte(',')
+				p.out.WriteByte(',')
 			case ']':
 				p.i++
-				w.WriteByte(']')
+				p.out.WriteByte(']')
 				return true
 			default:
 				return false
 			}
 		}
 	case c == '"':
-		s, ok := p.str()
+		lo, hi, esc, ok := p.str()
 		if ok {
-			writeJSONString(w, s)
+			p.writeString(lo, hi, esc)
 		}
 		return ok
 	case c == 't':
-		return p.literal(w, "true")
+		return p.literal("true")
 	case c == 'f':
-		return p.literal(w, "false")
+		return p.literal("false")
 	case c == 'n':
-		return p.literal(w, "null")
+		return p.literal("null")
 	case c == '-' || (c >= '0' && c <= '9'):
 		start := p.i
 		p.i++
@@ -94,74 +103,109 @@ func (p *canonParser) value(w *bytes.Buffer, depth int) bool {
 			p.i++
 		}
 		num := p.s[start:p.i]
-		if !jsonNumberRE.Match(num) {
+		if !isJSONNumber(num) {
 			return false
 		}
-		w.Write(num)
+		p.out.Write(num)
 		return true
 	}
 	return false
 }
 
-func (p *canonParser) literal(w *bytes.Buffer, lit string) bool {
+func (p *canonParser) literal(lit string) bool {
 	if !bytes.HasPrefix(p.s[p.i:], []byte(lit)) {
 		return false
 	}
 	p.i += len(lit)
-	w.WriteString(lit)
+	p.out.WriteString(lit)
 	return true
 }
 
-// str reads a string token and returns its decoded value.
-func (p *canonParser) str() (string, bool) {
-	start := p.i
-	p.i++
-	escaped := false
-	for p.i < len(p.s) {
+// str reads a string token: its content is s[lo:hi]; esc says it holds escapes.
+func (p *canonParser) str() (lo, hi int, esc, ok bool) {
+	lo = p.i + 1
+	for p.i++; p.i < len(p.s); {
 		switch c := p.s[p.i]; {
 		case c == '"':
 			p.i++
-			if !escaped {
-				return string(p.s[start+1 : p.i-1]), true
-			}
-			var s string
-			if json.Unmarshal(p.s[start:p.i], &s) != nil {
-				return "", false
-			}
-			return s, true
+			return lo, p.i - 1, esc, true
 		case c == '\\':
-			escaped = true
+			esc = true
 			p.i += 2
 		case c < 0x20:
-			return "", false
+			return 0, 0, false, false
 		default:
 			p.i++
 		}
 	}
-	return "", false
+	return 0, 0, false, false
 }
 
+// decoded returns the value of the string token s[lo:hi].
+func (p *canonParser) decoded(lo, hi int, esc bool) (string, bool) {
+	if !esc {
+		return string(p.s[lo:hi]), true
+	}
+	var v string
+	if json.Unmarshal(p.s[lo-1:hi+1], &v) != nil {
+		return "", false
+	}
+	return v, true
+}
+
+// writeString writes the string token s[lo:hi] canonically. Plain ASCII without escapes is
+// copied as it is, the common case; anything else goes through writeJSONString.
+func (p *canonParser) writeString(lo, hi int, esc bool) bool {
+	if !esc {
+		plain := true
+		for _, c := range p.s[lo:hi] {
+			if c >= utf8.RuneSelf || c == 0x7f {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			p.out.WriteByte('"')
+			p.out.Write(p.s[lo:hi])
+			p.out.WriteByte('"')
+			return true
+		}
+	}
+	v, ok := p.decoded(lo, hi, esc)
+	if ok {
+		writeJSONString(&p.out, v)
+	}
+	return ok
+}
+
+// canonMember is one object member: its decoded key and where its canonical text (key and
+// value) lies in out, relative to the object's start.
 type canonMember struct {
-	key string
-	val []byte // canonical form of the value
+	key    string
+	lo, hi int
 }
 
-func (p *canonParser) object(w *bytes.Buffer, depth int) bool {
+func (p *canonParser) object(depth int) bool {
 	p.i++ // '{'
-	var members []canonMember
+	start := p.out.Len()
+	var stack [8]canonMember
+	members := stack[:0]
 	p.space()
 	if p.i < len(p.s) && p.s[p.i] == '}' {
 		p.i++
-		w.WriteString("{}")
+		p.out.WriteString("{}")
 		return true
 	}
-	var sub bytes.Buffer
 	for {
 		p.space()
 		if p.i >= len(p.s) || p.s[p.i] != '"' {
 			return false
 		}
-		k, ok := p.str()
+		klo, khi, esc, ok := p.str()
+		if !ok {
+			return false
+		}
+		key, ok := p.decoded(klo, khi, esc)
 		if !ok {
 			return false
 		}
@@ -171,11 +215,13 @@ func (p *canonParser) object(w *bytes.Buffer, depth int) bool {
 		}
 		p.i++
 		p.space()
-		sub.Reset()
-		if !p.value(&sub, depth+1) {
+		lo := p.out.Len()
+		p.writeString(klo, khi, esc)
+		p.out.WriteByte(':')
+		if !p.value(depth + 1) {
 			return false
 		}
-		members = append(members, canonMember{key: k, val: bytes.Clone(sub.Bytes())})
+		members = append(members, canonMember{key: key, lo: lo - start, hi: p.out.Len() - start})
 		p.space()
 		if p.i >= len(p.s) {
 			return false
@@ -190,21 +236,21 @@ func (p *canonParser) object(w *bytes.Buffer, depth int) bool {
 		p.i++
 	}
 	slices.SortStableFunc(members, func(a, b canonMember) int { return strings.Compare(a.key, b.key) })
-	w.WriteByte('{')
+	p.tmp = append(p.tmp[:0], p.out.Bytes()[start:]...)
+	p.out.Truncate(start)
+	p.out.WriteByte('{')
 	n := 0
 	for i, m := range members {
 		if i+1 < len(members) && members[i+1].key == m.key {
 			continue // a later duplicate wins
 		}
 		if n > 0 {
-			w.WriteByte(',')
+			p.out.WriteByte(',')
 		}
-		writeJSONString(w, m.key)
-		w.WriteByte(':')
-		w.Write(m.val)
+		p.out.Write(p.tmp[m.lo:m.hi])
 		n++
 	}
-	w.WriteByte('}')
+	p.out.WriteByte('}')
 	return true
 }
 
@@ -223,4 +269,42 @@ func canonicalRaw(raw []byte) json.RawMessage {
 	w.Reset()
 	writeJSONString(&w, "invalid JSON: "+string(raw))
 	return w.Bytes()
+}
+
+// isJSONNumber reports whether b is a JSON number literal.
+func isJSONNumber(b []byte) bool {
+	i := 0
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case digits() == 0:
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(b)
 }

@@ -408,13 +408,18 @@ type (
 // decodeTool decodes one tool object, reporting type errors at the tool's path.
 func (im *importer) decodeTool(e element, v any) bool {
 	if err := json.Unmarshal(e.raw, v); err != nil {
-		field := e.path
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			field = joinPath(e.path, te.Field)
-			err = fmt.Errorf("want %s, got %s", te.Type, te.Value)
+		var (
+			te *json.UnmarshalTypeError
+			se *json.SyntaxError
+		)
+		switch {
+		case errors.As(err, &te):
+			im.fail(nil, e.line, joinPath(e.path, te.Field), "want %s, got %s", te.Type, te.Value)
+		case errors.As(err, &se):
+			im.fail(nil, e.line, "", "malformed JSON line: %v", err)
+		default:
+			im.fail(nil, e.line, e.path, "%v", err)
 		}
-		im.fail(nil, e.line, field, "%v", err)
 		return false
 	}
 	return true
@@ -477,12 +482,7 @@ func (im *importer) parseJSONL(data []byte) []foreignTool {
 			if len(line) == 0 {
 				continue
 			}
-			where := fmt.Sprintf("line %d", i+1)
-			if !json.Valid(line) {
-				im.fail(nil, i+1, "", "malformed JSON line")
-				continue
-			}
-			elems = append(elems, element{raw: line, line: i + 1, path: where})
+			elems = append(elems, element{raw: line, line: i + 1, path: fmt.Sprintf("line %d", i+1)})
 		}
 	}
 	var tools []foreignTool
@@ -721,9 +721,7 @@ func (im *importer) build(tools []foreignTool) []*Capability {
 		im.out = append(im.out, c)
 		im.origin[c] = t
 	}
-	for _, c := range im.out {
-		Seal(c)
-	}
+	forEachParallel(len(im.out), func(i int) { Seal(im.out[i]) })
 	return im.out
 }
 

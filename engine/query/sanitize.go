@@ -12,7 +12,8 @@ import (
 const MaxQueryBytes = 4096
 
 // sanitize truncates s to MaxQueryBytes, repairs invalid UTF-8 (each bad sequence becomes
-// U+FFFD in raw) and returns the cleaned text: control and format characters dropped,
+// U+FFFD in raw) and returns the cleaned text: ANSI escape sequences, control and format
+// characters dropped,
 // white space (and U+FFFD) turned into single spaces, trimmed.
 func sanitize(s string) (raw, clean string, truncated bool) {
 	if len(s) > MaxQueryBytes {
@@ -29,7 +30,18 @@ func sanitize(s string) (raw, clean string, truncated bool) {
 	var sb strings.Builder
 	sb.Grow(len(s))
 	space := false
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		if r == 0x1b && i < len(s) && s[i] == '[' {
+			// An ANSI escape sequence (pasted terminal output): ESC [ params final-byte.
+			i++
+			for i < len(s) && (s[i] < 0x40 || s[i] > 0x7e) {
+				i++
+			}
+			i++
+			continue
+		}
 		switch {
 		case unicode.IsSpace(r) || r == utf8.RuneError:
 			space = sb.Len() > 0

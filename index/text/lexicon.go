@@ -21,6 +21,8 @@ type Lexicon struct {
 	names   []string
 	members map[string][]string // name → members as written
 	byKey   map[string][]string // stemmed English phrase ("sign in") or CJK word → names
+	// phraseStarts holds the first stem of every multi-word member.
+	phraseStarts map[string]struct{}
 	// maxWords is the longest English member in words; maxRunes the longest CJK member.
 	maxWords int
 	maxRunes int
@@ -32,7 +34,7 @@ type Lexicon struct {
 // "sign_in" and "e-mail" are phrases) and stemmed; a Chinese member must be all CJK.
 // Errors wrap ErrLexicon and name the line.
 func ParseLexicon(data []byte) (*Lexicon, error) {
-	l := &Lexicon{members: map[string][]string{}, byKey: map[string][]string{}}
+	l := &Lexicon{members: map[string][]string{}, byKey: map[string][]string{}, phraseStarts: map[string]struct{}{}}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
 	line := 0
@@ -63,6 +65,10 @@ func ParseLexicon(data []byte) (*Lexicon, error) {
 			}
 			if !slices.Contains(l.byKey[key], name) {
 				l.byKey[key] = append(l.byKey[key], name)
+			}
+			if words > 1 {
+				first, _, _ := strings.Cut(key, " ")
+				l.phraseStarts[first] = struct{}{}
 			}
 			l.maxWords = max(l.maxWords, words)
 			l.maxRunes = max(l.maxRunes, runes)
@@ -254,6 +260,11 @@ func (l *Lexicon) AppendConcepts(dst []string, s string) []string {
 			i++
 		default:
 			n := 1
+			if _, ok := l.phraseStarts[it.key]; !ok {
+				dst = append(dst, l.byKey[it.key]...)
+				i++
+				continue
+			}
 			for n < l.maxWords && i+n < len(items) && items[i+n].kind == KindWord {
 				n++
 			}
@@ -284,7 +295,7 @@ func (l *Lexicon) AppendConcepts(dst []string, s string) []string {
 // appendCJK matches the members inside one CJK run, longest first, left to right.
 func (l *Lexicon) appendCJK(dst []string, run string) []string {
 	var ends [16]int
-	maxRunes := min(l.maxRunes, len(ends))
+	maxRunes := max(1, min(l.maxRunes, len(ends)))
 	for i := 0; i < len(run); {
 		n := 0
 		for j := i; j < len(run) && n < maxRunes; n++ {

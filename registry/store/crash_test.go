@@ -37,12 +37,16 @@ func TestKilledImport(t *testing.T) {
 	wantGen := 0 // committed imports
 	verify := func(round int, killed bool) bool {
 		t.Helper()
+		t0 := time.Now()
 		s, err := Open(Options{Dir: dir})
+		t.Logf("round %d: open %v", round, time.Since(t0))
 		if err != nil {
 			t.Fatalf("round %d: reopen: %v", round, err)
 		}
-		defer s.Close()
+		defer func() { t2 := time.Now(); s.Close(); t.Logf("round %d: close %v", round, time.Since(t2)) }()
+		t3 := time.Now()
 		checkNoResidue(t, s)
+		t.Logf("round %d: residue check %v", round, time.Since(t3))
 		caps, gen, err := s.Active()
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)
@@ -62,7 +66,9 @@ func TestKilledImport(t *testing.T) {
 		if len(versions) != 1 || !(committed || untouched) {
 			t.Fatalf("round %d (killed %v): partial import: versions %v, %d of %d new ids", round, killed, versions, extra, n/10)
 		}
+		t.Logf("round %d: active %v", round, time.Since(t3))
 		nrec, err := s.VerifyAudit()
+		t.Logf("round %d: verify %v", round, time.Since(t3))
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}
@@ -81,7 +87,9 @@ func TestKilledImport(t *testing.T) {
 	}
 	whole, none := 0, 0
 	for round := 1; round <= rounds; round++ {
+		t1 := time.Now()
 		cmd, _ := run(round)
+		t.Logf("round %d: helper ready after %v", round, time.Since(t1))
 		delay := time.Duration(r.Int64N(int64(full) * 5 / 4))
 		time.Sleep(delay)
 		_ = cmd.Process.Signal(syscall.SIGKILL)

@@ -139,7 +139,7 @@ func genCap(id string, version, tag int) *registry.Capability {
 // fullCap returns a capability with every field set to a non-zero value.
 func fullCap() *registry.Capability {
 	f := false
-	return &registry.Capability{
+	c := &registry.Capability{
 		ID:                   "maintenance.codex.diagnose",
 		Version:              3,
 		ResourceType:         registry.TypeAction,
@@ -180,7 +180,7 @@ func fullCap() *registry.Capability {
 		Produces: []string{"active_binary", "active_version"},
 		Tags:     []string{"maintenance", "codex"},
 		Provenance: registry.Provenance{Provider: "local", Source: "registry/maintenance/codex.yaml",
-			Imported: true, Format: "mcp", ReviewedAt: "2026-08-01", SchemaDigest: "sha256:00ff"},
+			Imported: true, Format: "mcp", ReviewedAt: "2026-08-01"},
 		Compatibility: registry.Compatibility{AgentRuntime: ">=2.4", Regions: []string{"cn", "us"}},
 		Behavior:      registry.Behavior{LatencyClass: "interactive", CostClass: "low", SupportsDryRun: true},
 		Requirements: registry.Requirements{Credentials: []string{"npm_token"},
@@ -193,6 +193,8 @@ func fullCap() *registry.Capability {
 		Tenants:    []string{"acme", "globex"},
 		Steps:      []registry.RecipeStep{{Title: "Look", Command: "type -a codex", Action: "maintenance.codex.status", Note: "read only"}},
 	}
+	registry.Seal(c)
+	return c
 }
 
 func openT(tb testing.TB, dir string) *Store {

@@ -44,8 +44,12 @@ func validateCap(c *registry.Capability) error {
 	return nil
 }
 
+// encodeDef returns the JSON stored for c, with its schema digest computed afresh
+// (registry.Digest), so a stored definition never carries a stale digest.
 func encodeDef(c *registry.Capability) ([]byte, error) {
-	b, err := json.Marshal(c)
+	d := *c
+	d.Provenance.SchemaDigest = registry.Digest(c)
+	b, err := json.Marshal(&d)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, c.ID, err)
 	}
@@ -57,42 +61,17 @@ func digestOf(data []byte) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// canonicalDef is the definition's JSON with object keys sorted, schemas and examples
-// normalised and the computed schema digest removed: two definitions are the same exactly
-// when their canonical forms are equal.
-func canonicalDef(data []byte) ([]byte, error) {
-	var c registry.Capability
-	if err := json.Unmarshal(data, &c); err != nil {
-		return nil, err
-	}
-	c.Provenance.SchemaDigest = ""
-	b, err := json.Marshal(&c)
-	if err != nil {
-		return nil, err
-	}
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return nil, err
-	}
-	return json.Marshal(v)
-}
-
-// sameDef reports whether two stored definition encodings define the same capability.
-func sameDef(a, b []byte) (bool, error) {
-	if bytes.Equal(a, b) {
+// sameDef reports whether the stored definition encoding equals c (registry.Equal: the
+// computed schema digest, key order and whitespace in schemas do not count).
+func sameDef(stored []byte, data []byte, c *registry.Capability) (bool, error) {
+	if bytes.Equal(stored, data) {
 		return true, nil
 	}
-	ca, err := canonicalDef(a)
-	if err != nil {
+	var old registry.Capability
+	if err := json.Unmarshal(stored, &old); err != nil {
 		return false, err
 	}
-	cb, err := canonicalDef(b)
-	if err != nil {
-		return false, err
-	}
-	return bytes.Equal(ca, cb), nil
+	return registry.Equal(&old, c), nil
 }
 
 // latestPointer returns id's pointer with the highest generation not above maxGen.
@@ -154,7 +133,7 @@ func plan(txn *badger.Txn, c *registry.Capability, data []byte, gen uint64, crea
 	if err != nil {
 		return ch, fmt.Errorf("%w: %s@%d: definition missing: %v", ErrCorrupt, c.ID, old.Version, err)
 	}
-	same, err := sameDef(stored, data)
+	same, err := sameDef(stored, data, c)
 	if err != nil {
 		return ch, fmt.Errorf("%w: %s@%d: %v", ErrCorrupt, c.ID, old.Version, err)
 	}
@@ -398,6 +377,7 @@ func (s *Store) putAllOneTxn(changes []change, gen uint64, now time.Time) error 
 // putAllStaged writes a large batch in several transactions under generation gen, which
 // readers ignore until meta/gen reaches it, then flips meta/gen and meta/audit in one commit.
 func (s *Store) putAllStaged(ctx context.Context, changes []change, gen uint64, now time.Time) (err error) {
+	s.staged.Add(1)
 	marker, _ := json.Marshal(stageMarker{Gen: gen, AuditFrom: s.head.Seq + 1, Started: now.UTC(), Count: len(changes)})
 	if err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(keyStage, marker) }); err != nil {
 		return wrapDB("import", err)

@@ -82,6 +82,9 @@ type Store struct {
 	// secMu serializes Secret so one name is generated once.
 	secMu sync.Mutex
 
+	// staged counts imports that took the staged path (for tests).
+	staged atomic.Int64
+
 	stopGC chan struct{}
 	gcDone chan struct{}
 }
@@ -142,6 +145,11 @@ func Open(opts Options) (*Store, error) {
 		WithNumCompactors(2).
 		WithNumGoroutines(2).
 		WithDetectConflicts(true)
+	if !opts.InMemory {
+		if err := removeEmptyLogs(opts.Dir); err != nil {
+			return nil, err
+		}
+	}
 	db, err := badger.Open(bo)
 	if err != nil {
 		if strings.Contains(err.Error(), "Cannot acquire directory lock") {

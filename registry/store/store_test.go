@@ -117,13 +117,22 @@ func TestRoundTripEveryField(t *testing.T) {
 			if err != nil || len(all) != 1 || gen != 1 || !reflect.DeepEqual(all[0], exp) {
 				t.Fatalf("Active = %d caps, gen %d, err %v", len(all), gen, err)
 			}
+			// The schema digest is computed by the store, whatever the caller sent.
+			stale := fullCap()
+			stale.ID, stale.Provenance.SchemaDigest = "maintenance.codex.other", "sha256:00ff"
+			if err := s.Put(ctx, stale, "alice"); err != nil {
+				t.Fatal(err)
+			}
+			if c, err := s.Get(stale.ID, 0); err != nil || c.Provenance.SchemaDigest != registry.Digest(stale) {
+				t.Fatalf("stored digest %q, want %q (%v)", c.Provenance.SchemaDigest, registry.Digest(stale), err)
+			}
 			// Putting the same definition again, schemas re-indented, is a no-op.
 			again := fullCap()
 			again.ArgumentsSchema = json.RawMessage(`{"additionalProperties":false,"properties":{"include_shell_resolution":{"default":true,"type":"boolean"}},"type":"object"}`)
 			if err := s.Put(ctx, again, "bob"); err != nil {
 				t.Fatalf("identical re-put: %v", err)
 			}
-			if s.Generation() != 1 {
+			if s.Generation() != 2 {
 				t.Fatalf("identical re-put changed the generation to %d", s.Generation())
 			}
 		})
@@ -334,6 +343,9 @@ func TestPutAll(t *testing.T) {
 		caps := importBatch(2000, 1)
 		if err := s.PutAll(ctx, caps, "imp"); err != nil {
 			t.Fatal(err)
+		}
+		if s.staged.Load() != 1 {
+			t.Fatalf("an import of %d definitions was not staged", len(caps))
 		}
 		checkNoResidue(t, s)
 		all, gen, err := s.Active()

@@ -1,0 +1,127 @@
+package actors
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/capdex/capdex/index"
+	"github.com/capdex/capdex/registry"
+)
+
+// benchHits are the fixed answers of the trivial benchmark retrievers, per kind.
+var benchHits = func() [index.NumKinds][]index.Hit {
+	var h [index.NumKinds][]index.Hit
+	for k := range h {
+		for i := range 10 {
+			h[k] = append(h[k], index.Hit{Doc: uint32(k*5 + i), Score: float64(10 - i)})
+		}
+	}
+	return h
+}()
+
+func trivialRetrieve(_ context.Context, k index.Kind, _ *index.Query, _ *roaring.Bitmap, _ int) ([]index.Hit, error) {
+	return benchHits[k], nil
+}
+
+var benchResponse = &registry.SearchResponse{Resolution: registry.Confident}
+
+func trivialRank(g *Gathered) *registry.SearchResponse {
+	if g.Candidates.IsEmpty() {
+		return nil
+	}
+	return benchResponse
+}
+
+func benchJob() *Job {
+	return &Job{Query: &index.Query{Text: "bench"}, Plan: fiveKinds(time.Second),
+		Retrieve: trivialRetrieve, Rank: trivialRank}
+}
+
+// BenchmarkSearch is one search at a time through the actor layer: five trivial
+// retrievers, fan-out, gather, final Rank.
+func BenchmarkSearch(b *testing.B) {
+	s := newSystem(b, Options{})
+	job := benchJob()
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Search(ctx, job); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSearchStream is BenchmarkSearch with a partial Rank and update per arrival.
+func BenchmarkSearchStream(b *testing.B) {
+	s := newSystem(b, Options{})
+	job := benchJob()
+	job.Stream = true
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		ch, err := s.SearchStream(ctx, job)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for range ch {
+		}
+	}
+}
+
+// BenchmarkSearchParallel runs many searches at once (b.RunParallel); inflight is
+// the number of concurrent callers.
+func BenchmarkSearchParallel(b *testing.B) {
+	procs := runtime.GOMAXPROCS(0)
+	for _, inflight := range []int{procs, 64} {
+		b.Run(fmt.Sprintf("inflight=%d", inflight), func(b *testing.B) {
+			s := newSystem(b, Options{})
+			job := benchJob()
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.SetParallelism(max(1, inflight/procs))
+			start := time.Now()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if _, err := s.Search(ctx, job); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "searches/s")
+		})
+	}
+}
+
+// BenchmarkDirect calls the same retrievers as plain functions in sequence and
+// gathers and ranks like the gather actor: the baseline for the actor layer's cost.
+func BenchmarkDirect(b *testing.B) {
+	job := benchJob()
+	ctx := context.Background()
+	cands := roaring.New()
+	evidence := make([]Evidence, 0, len(job.Plan))
+	b.ReportAllocs()
+	for b.Loop() {
+		start := time.Now()
+		cands.Clear()
+		evidence = evidence[:0]
+		for _, st := range job.Plan {
+			t0 := time.Now()
+			hits, err := job.Retrieve(ctx, st.Kind, job.Query, job.Allow, st.Limit)
+			ev := Evidence{Kind: st.Kind, Hits: hits, Err: err, Took: time.Since(t0)}
+			for _, h := range hits {
+				cands.Add(h.Doc)
+			}
+			evidence = append(evidence, ev)
+		}
+		g := Gathered{Planned: job.Plan, Evidence: evidence, Candidates: cands, Final: true, Elapsed: time.Since(start)}
+		if job.Rank(&g) == nil {
+			b.Fatal("no response")
+		}
+	}
+}

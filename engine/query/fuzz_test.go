@@ -1,0 +1,48 @@
+package query
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzNormalize checks that the rules never panic, answer ErrEmptyQuery or a well-formed
+// parse, and that the planner accepts every parse. Seeds: testdata/fuzz/FuzzNormalize.
+func FuzzNormalize(f *testing.F) {
+	for _, s := range []string{"先检查原因，不要直接更新", "don't update it yet", "maintenance.codex.diagnose@3", "Codex 维护相关能力有哪些？", ""} {
+		f.Add(s)
+	}
+	lex := NewLexicon(fixtureSnapshot(f))
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := Rules{}.Normalize(context.Background(), s, lex)
+		if err != nil {
+			if !errors.Is(err, ErrEmptyQuery) {
+				t.Fatalf("unexpected error %v", err)
+			}
+			return
+		}
+		if p.Text == "" || !utf8.ValidString(p.Text) || !utf8.ValidString(p.Raw) || len(p.Raw) > 3*MaxQueryBytes {
+			t.Fatalf("bad text %q / raw %d bytes", p.Text, len(p.Raw))
+		}
+		for _, r := range p.Text {
+			if r < 0x20 || r == 0x7f {
+				t.Fatalf("control character %U in %q", r, p.Text)
+			}
+		}
+		if p.Lang != "zh" && p.Lang != "en" && p.Lang != "mixed" {
+			t.Fatalf("lang %q", p.Lang)
+		}
+		for _, in := range p.Intents {
+			for _, fb := range p.Forbidden {
+				if in == fb {
+					t.Fatalf("intent %q is also forbidden", in)
+				}
+			}
+		}
+		if len(Plan(p, nil)) == 0 {
+			t.Fatal("empty plan")
+		}
+		_ = p.SignalTerms()
+	})
+}

@@ -1,0 +1,351 @@
+package query
+
+import (
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/capdex/capdex/index/text"
+	"github.com/capdex/capdex/registry"
+)
+
+// kind says what a lexicon entry names.
+type kind uint8
+
+const (
+	kConcept kind = iota + 1 // a member of the shared concept lexicon; value = concept name
+	kEntity                  // a registry entity; value = entity value
+	kIntent                  // a registry intent written as such; value = intent value
+	kSymptom                 // a registry symptom as words; value = symptom value
+	kAlias                   // a capability alias; values = the symptoms it names
+	kCue                     // a cue word of the rules; value = cue name
+)
+
+// entry is one surface form.
+type entry struct {
+	toks   []string
+	kind   kind
+	value  string
+	values []string
+}
+
+// packInfo is one pack for browse scopes.
+type packInfo struct {
+	id    string
+	nkeys int
+}
+
+// Lexicon maps surface forms to normalised values for one registry snapshot (see the
+// package doc). It is immutable after NewLexicon and safe for concurrent use.
+type Lexicon struct {
+	generation uint64
+	ncaps      int
+
+	first   map[string][]int32 // first token key → entries
+	entries []entry
+
+	// intentVals maps a concept name (or a registry intent value without a concept) to
+	// the registry intent values it stands for.
+	intentVals map[string][]string
+	verbs      map[string]bool // verb concepts: intents
+	reads      map[string]bool // read-only verbs
+	ids        map[string][]string
+
+	packs    []packInfo
+	packKeys map[string][]int32
+}
+
+// maxIDsPerName bounds the ids one short tool name may stand for.
+const maxIDsPerName = 8
+
+var defaultLexicon = sync.OnceValue(func() *Lexicon { return NewLexicon(nil) })
+
+// NewLexicon builds the lexicon of a snapshot: the cue words of the rules, the shared
+// concept lexicon of index/text, and every capability's entities, intents, symptoms,
+// aliases, ids and tool names, and every pack's id and title. A nil snapshot gives the
+// cue words and concepts only.
+func NewLexicon(snap *registry.Snapshot) *Lexicon {
+	l := &Lexicon{
+		first:      make(map[string][]int32),
+		intentVals: make(map[string][]string),
+		verbs:      make(map[string]bool, len(verbConcepts)),
+		reads:      make(map[string]bool, len(readConcepts)),
+		ids:        make(map[string][]string),
+		packKeys:   make(map[string][]int32),
+	}
+	seen := make(map[string]bool)
+	add := func(surface string, k kind, value string, values []string) {
+		ks := keys(surface)
+		if len(ks) == 0 {
+			return
+		}
+		dk := string(rune('0'+k)) + value + "\x00" + strings.Join(ks, " ")
+		if seen[dk] {
+			return
+		}
+		seen[dk] = true
+		l.first[ks[0]] = append(l.first[ks[0]], int32(len(l.entries)))
+		l.entries = append(l.entries, entry{toks: ks, kind: k, value: value, values: values})
+	}
+	for _, v := range verbConcepts {
+		l.verbs[v] = true
+	}
+	for _, v := range readConcepts {
+		l.reads[v] = true
+	}
+	for name, phrases := range cueTable {
+		for _, p := range phrases {
+			add(p, kCue, name, nil)
+		}
+	}
+	lx := text.DefaultLexicon()
+	for _, name := range lx.Names() {
+		for _, m := range lx.Members(name) {
+			add(m, kConcept, name, nil)
+		}
+	}
+	if snap == nil {
+		return l
+	}
+	l.generation = snap.Generation
+	l.ncaps = len(snap.Caps)
+	for _, c := range snap.Caps {
+		for _, v := range c.Intents {
+			v = text.Fold(v)
+			add(v, kIntent, v, nil)
+			cs := text.Concepts(v)
+			if len(cs) == 0 {
+				cs = []string{v}
+			}
+			for _, cn := range cs {
+				l.verbs[cn] = true
+				l.intentVals[cn] = addUnique(l.intentVals[cn], v)
+			}
+		}
+		for _, v := range c.Entities {
+			v = text.Fold(v)
+			add(v, kEntity, v, nil)
+			// An entity that names a concept ("schedule") is met by all its members (日程).
+			if slices.Contains(text.Concepts(v), v) {
+				for _, m := range lx.Members(v) {
+					add(m, kEntity, v, nil)
+				}
+			}
+		}
+		for _, v := range c.Symptoms {
+			v = text.Fold(v)
+			add(v, kSymptom, v, nil)
+		}
+		for _, a := range c.Aliases {
+			if syms := aliasSymptoms(a, c.Symptoms); len(syms) > 0 {
+				add(a, kAlias, "", syms)
+			}
+		}
+		l.addIDs(c)
+		if c.ResourceType == registry.TypePack {
+			l.addPack(c)
+		}
+	}
+	return l
+}
+
+// aliasSymptoms returns the symptoms an alias names: those sharing a word stem or a
+// concept with it.
+func aliasSymptoms(alias string, symptoms []string) []string {
+	if len(symptoms) == 0 {
+		return nil
+	}
+	aKeys := keys(alias)
+	aConcepts := text.ConceptsIn(alias)
+	var out []string
+	for _, s := range symptoms {
+		words := strings.ReplaceAll(s, "_", " ")
+		hit := false
+		for _, k := range keys(words) {
+			if len(k) > 2 && slices.Contains(aKeys, k) {
+				hit = true
+			}
+		}
+		for _, c := range text.ConceptsIn(words) {
+			if slices.Contains(aConcepts, c) {
+				hit = true
+			}
+		}
+		if hit {
+			out = append(out, text.Fold(s))
+		}
+	}
+	return out
+}
+
+// addIDs registers the names an id may be written as: the id, its tool name
+// (registry.ToolName), the id with "_" for ".", its last two segments joined by "_"
+// ("codex_diagnose"), a leaf holding "_" or "-" ("schedule_create") and the external id.
+// Only names holding a separator are registered: a plain word is never an explicit id.
+func (l *Lexicon) addIDs(c *registry.Capability) {
+	id := c.ID
+	names := []string{id, registry.ToolName(id), strings.ReplaceAll(id, ".", "_")}
+	segs := strings.Split(id, ".")
+	if n := len(segs); n >= 2 {
+		names = append(names, segs[n-2]+"_"+segs[n-1])
+	}
+	if leaf := registry.Leaf(id); strings.ContainsAny(leaf, "_-") {
+		names = append(names, leaf)
+	}
+	if c.ExternalID != "" {
+		ext := text.Fold(c.ExternalID)
+		names = append(names, ext)
+		if _, after, ok := strings.Cut(ext, "::"); ok {
+			names = append(names, after)
+		}
+	}
+	for _, n := range names {
+		if !strings.ContainsAny(n, "._-:") || strings.ContainsAny(n, " \t") {
+			continue
+		}
+		if list := l.ids[n]; len(list) < maxIDsPerName && !slices.Contains(list, id) {
+			l.ids[n] = append(list, id)
+		}
+	}
+}
+
+// addPack indexes a pack's id words, title words, CJK bigrams, entities and concepts.
+func (l *Lexicon) addPack(c *registry.Capability) {
+	ks := scopeKeys(nil, c.Title+" "+strings.ReplaceAll(c.ID, ".", " ")+" "+strings.Join(c.Entities, " "), false)
+	idx := int32(len(l.packs))
+	l.packs = append(l.packs, packInfo{id: c.ID, nkeys: len(ks)})
+	for _, k := range ks {
+		l.packKeys[k] = append(l.packKeys[k], idx)
+	}
+}
+
+// scopeKeys returns the unique keys a text offers for scope matching: word stems, CJK
+// bigrams (a lone CJK character as itself) and "~concept" names. With query set, generic
+// and stop words are left out.
+func scopeKeys(dst []string, s string, query bool) []string {
+	toks := tokenize(nil, s)
+	for i := range toks {
+		t := &toks[i]
+		if !t.cjk {
+			if query && (text.IsStopWord(t.word) || slices.Contains(genericWords, t.key)) {
+				continue
+			}
+			dst = addUnique(dst, t.key)
+			continue
+		}
+		next := i+1 < len(toks) && toks[i+1].cjk && toks[i+1].start == t.end
+		prev := i > 0 && toks[i-1].cjk && toks[i-1].end == t.start
+		switch {
+		case next:
+			dst = addUnique(dst, s[t.start:toks[i+1].end])
+		case !prev:
+			dst = addUnique(dst, t.key)
+		}
+	}
+	for _, c := range text.ConceptsIn(s) {
+		dst = addUnique(dst, "~"+c)
+	}
+	return dst
+}
+
+// bestPack returns the pack whose keys best cover the text's scope keys: most keys in
+// common, then fewest keys of its own (the most specific), then the shortest id. It needs
+// at least minHits keys in common.
+func (l *Lexicon) bestPack(s string, minHits int) string {
+	if len(l.packs) == 0 {
+		return ""
+	}
+	qk := scopeKeys(nil, s, true)
+	score := make(map[int32]int)
+	for _, k := range qk {
+		for _, p := range l.packKeys[k] {
+			score[p]++
+		}
+	}
+	best, bestScore := int32(-1), 0
+	for p, sc := range score {
+		if sc < minHits {
+			continue
+		}
+		if best < 0 || sc > bestScore ||
+			sc == bestScore && (l.packs[p].nkeys < l.packs[best].nkeys ||
+				l.packs[p].nkeys == l.packs[best].nkeys && l.packs[p].id < l.packs[best].id) {
+			best, bestScore = p, sc
+		}
+	}
+	if best < 0 {
+		return ""
+	}
+	return l.packs[best].id
+}
+
+// isPack reports whether id is a known pack.
+func (l *Lexicon) isPack(id string) bool {
+	for _, p := range l.packs {
+		if p.id == id {
+			return true
+		}
+	}
+	return false
+}
+
+// Generation is the registry generation of the snapshot the lexicon was built from.
+func (l *Lexicon) Generation() uint64 { return l.generation }
+
+// IsRead reports whether an intent (a concept name or registry intent value) only reads.
+func (l *Lexicon) IsRead(intent string) bool {
+	if l.reads[intent] {
+		return true
+	}
+	for _, p := range []string{"get", "list", "query", "search", "show", "check", "view", "read", "find", "fetch", "lookup", "inspect", "diagnose", "describe", "count", "stat"} {
+		if strings.HasPrefix(intent, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// match is one lexicon entry found in a token stream, over tokens [i, j).
+type match struct {
+	e    *entry
+	i, j int
+}
+
+// scan finds every entry in toks. Concept members are matched longest first, left to right,
+// without overlap (as index/text does); other entries are all reported, overlapping freely.
+func (l *Lexicon) scan(s string, toks []token, dst []match) []match {
+	conceptEnd := 0
+	for i := range toks {
+		var bestConcept *entry
+		bestLen := 0
+		for _, ei := range l.first[toks[i].key] {
+			e := &l.entries[ei]
+			n := len(e.toks)
+			if i+n > len(toks) {
+				continue
+			}
+			ok := true
+			for k := 1; k < n; k++ {
+				if toks[i+k].key != e.toks[k] || !joinable(s, &toks[i+k-1], &toks[i+k]) {
+					ok = false
+					break
+				}
+			}
+			if !ok {
+				continue
+			}
+			if e.kind == kConcept {
+				if i >= conceptEnd && n > bestLen {
+					bestConcept, bestLen = e, n
+				}
+				continue
+			}
+			dst = append(dst, match{e: e, i: i, j: i + n})
+		}
+		if bestConcept != nil {
+			dst = append(dst, match{e: bestConcept, i: i, j: i + bestLen})
+			conceptEnd = i + bestLen
+		}
+	}
+	return dst
+}

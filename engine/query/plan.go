@@ -1,0 +1,126 @@
+package query
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/capdex/capdex/index/text"
+	"github.com/capdex/capdex/registry"
+)
+
+// Retriever names returned by Plan, as index.Kind.String() spells them.
+const (
+	Exact     = "exact"
+	Lexical   = "lexical"
+	Semantic  = "semantic"
+	Metadata  = "metadata"
+	Hierarchy = "hierarchy"
+	History   = "history"
+)
+
+// retrieverOrder is the order Plan lists retrievers in (index.Kind order).
+var retrieverOrder = [...]string{Exact, Lexical, Semantic, Metadata, Hierarchy, History}
+
+// DefaultDeadlines returns the per-retriever deadlines of DESIGN.md §4: exact 50 ms,
+// metadata 100 ms, lexical 200 ms, history 300 ms, semantic 500 ms, and hierarchy 100 ms
+// (a tree walk, as cheap as metadata). A new map each call.
+func DefaultDeadlines() map[string]time.Duration {
+	return map[string]time.Duration{
+		Exact:     50 * time.Millisecond,
+		Metadata:  100 * time.Millisecond,
+		Hierarchy: 100 * time.Millisecond,
+		Lexical:   200 * time.Millisecond,
+		History:   300 * time.Millisecond,
+		Semantic:  500 * time.Millisecond,
+	}
+}
+
+// Plan returns the retrievers a parsed query needs, in index.Kind order:
+//
+//   - explicit ids: exact + metadata, plus lexical when the text says more than the ids
+//     (no semantic: a name is not a meaning);
+//   - browse: hierarchy + metadata, plus exact when ids were written (no lexical);
+//   - otherwise (fuzzy): exact + lexical + semantic + metadata + history (exact is cheap
+//     and an exact name must never be missed);
+//   - a scope (req.Within or p.Scope) adds hierarchy.
+//
+// req may be nil.
+func Plan(p *Parsed, req *registry.SearchRequest) []string {
+	var use [len(retrieverOrder)]bool
+	set := func(names ...string) {
+		for _, n := range names {
+			use[slices.Index(retrieverOrder[:], n)] = true
+		}
+	}
+	switch {
+	case p.Browse:
+		set(Hierarchy, Metadata)
+		if len(p.IDs) > 0 {
+			set(Exact)
+		}
+	case len(p.IDs) > 0:
+		set(Exact, Metadata)
+		if hasResidual(p.Text) {
+			set(Lexical)
+		}
+	default:
+		set(Exact, Lexical, Semantic, Metadata, History)
+	}
+	if p.Scope != "" || req != nil && req.Within != "" {
+		set(Hierarchy)
+	}
+	out := make([]string, 0, len(retrieverOrder))
+	for i, u := range use {
+		if u {
+			out = append(out, retrieverOrder[i])
+		}
+	}
+	return out
+}
+
+// planFiller are words that say what to do with a named capability, not what it is.
+var planFiller = []string{
+	"run", "use", "call", "invok", "execut", "describ", "show", "open", "tool", "capabl", "action",
+	"version", "pleas", "with", "argument", "arg", "detail", "info", "about", "contract", "schema",
+	"调", "用", "运", "行", "执", "描", "述", "查", "看", "一", "下", "帮", "我", "这", "个", "工", "具",
+	"能", "力", "请", "详", "情", "的", "给", "使", "版", "本",
+}
+
+// hasResidual reports whether a text holds meaningful words besides id-like runs
+// (holding ".", "_", ":", "@" or "-") and filler such as "run", "describe", "调用".
+func hasResidual(s string) bool {
+	toks := tokenize(nil, s)
+	for _, t := range toks {
+		if !t.cjk && inIDRun(s, t.start, t.end) {
+			continue
+		}
+		if !t.cjk && (text.IsStopWord(t.word) || len(t.word) < 2) {
+			continue
+		}
+		if slices.Contains(planFiller, t.key) {
+			continue
+		}
+		if t.cjk && strings.ContainsAny(t.word, "，。？！") {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// inIDRun reports whether s[start:end] lies in a run of id characters that holds a
+// separator.
+func inIDRun(s string, start, end int) bool {
+	isID := func(c byte) bool {
+		return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == ':' || c == '@' || c == '-'
+	}
+	i, j := start, end
+	for i > 0 && isID(s[i-1]) {
+		i--
+	}
+	for j < len(s) && isID(s[j]) {
+		j++
+	}
+	return strings.ContainsAny(strings.Trim(s[i:j], ".:-@"), "._:@-")
+}

@@ -1,0 +1,671 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/capdex/capdex/index/text"
+	"github.com/capdex/capdex/registry"
+)
+
+// Rules is the rule-based normaliser for Chinese and English (see the package doc). The
+// zero value is ready; it is stateless and safe for concurrent use.
+type Rules struct{}
+
+// Normalize parses text with the lexicon (nil: the shared concept lexicon only). It
+// returns ErrEmptyQuery for a text with nothing but white space and control characters;
+// it never panics and never fails otherwise. ctx is not consulted: the rules do not block.
+func (Rules) Normalize(_ context.Context, s string, lex *Lexicon) (*Parsed, error) {
+	if lex == nil {
+		lex = defaultLexicon()
+	}
+	raw, clean, truncated := sanitize(s)
+	if clean == "" {
+		return nil, ErrEmptyQuery
+	}
+	p := &Parsed{Raw: raw, Text: clean, Normalizer: "rules"}
+	if truncated {
+		p.Notes = append(p.Notes, fmt.Sprintf("truncated to %d bytes", MaxQueryBytes))
+	}
+	a := newAnalysis(clean, lex)
+	a.run(p)
+	return p, nil
+}
+
+// analysis holds the per-query state of the rules.
+type analysis struct {
+	s      string
+	lex    *Lexicon
+	toks   []token
+	ms     []match
+	clause []int // clause number per token
+	// startAt[i] is the index of the first match starting at token i or later.
+	startAt []int
+	// concept[i] is the concept match starting at token i, nil when none.
+	concept []*match
+	// covered[i] is true when a concept match started before token i covers it.
+	covered []bool
+}
+
+func newAnalysis(s string, lex *Lexicon) *analysis {
+	a := &analysis{s: s, lex: lex}
+	a.toks = tokenize(make([]token, 0, 32), s)
+	a.ms = lex.scan(s, a.toks, make([]match, 0, 32))
+	n := len(a.toks)
+	a.clause = make([]int, n)
+	for i := 1; i < n; i++ {
+		a.clause[i] = a.clause[i-1]
+		if breaksClause(s[a.toks[i-1].end:a.toks[i].start]) {
+			a.clause[i]++
+		}
+	}
+	a.startAt = make([]int, n+1)
+	k := 0
+	for i := 0; i <= n; i++ {
+		for k < len(a.ms) && a.ms[k].i < i {
+			k++
+		}
+		a.startAt[i] = k
+	}
+	a.concept = make([]*match, n)
+	a.covered = make([]bool, n)
+	for k := range a.ms {
+		m := &a.ms[k]
+		if m.e.kind != kConcept {
+			continue
+		}
+		a.concept[m.i] = m
+		for j := m.i + 1; j < m.j; j++ {
+			a.covered[j] = true
+		}
+	}
+	return a
+}
+
+// breaksClause reports whether the text between two tokens ends a clause.
+func breaksClause(gap string) bool {
+	for i, r := range gap {
+		switch r {
+		case ',', '，', '。', ';', '；', '!', '！', '?', '？', '\n', ':', '：', '(', ')', '（', '）', '"', '“', '”':
+			return true
+		case '.':
+			if i+1 < len(gap) && gap[i+1] == ' ' {
+				return true // a full stop; "a.b" is an id
+			}
+		}
+	}
+	return false
+}
+
+// cueAt returns the longest cue match named name starting at token i, or nil.
+func (a *analysis) cueAt(i int, name string) *match {
+	if i < 0 || i >= len(a.toks) {
+		return nil
+	}
+	var best *match
+	for k := a.startAt[i]; k < len(a.ms) && a.ms[k].i == i; k++ {
+		m := &a.ms[k]
+		if m.e.kind == kCue && m.e.value == name && (best == nil || m.j > best.j) {
+			best = m
+		}
+	}
+	return best
+}
+
+// cues returns every cue match named name.
+func (a *analysis) cues(name string) []*match {
+	var out []*match
+	for k := range a.ms {
+		if m := &a.ms[k]; m.e.kind == kCue && m.e.value == name {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func (a *analysis) has(name string) bool {
+	for k := range a.ms {
+		if m := &a.ms[k]; m.e.kind == kCue && m.e.value == name {
+			return true
+		}
+	}
+	return false
+}
+
+// verbAt returns the verb concept (or registry intent) match starting at token i.
+func (a *analysis) verbAt(i int) *match {
+	if i < 0 || i >= len(a.toks) {
+		return nil
+	}
+	if c := a.concept[i]; c != nil && a.lex.verbs[c.e.value] {
+		return c
+	}
+	for k := a.startAt[i]; k < len(a.ms) && a.ms[k].i == i; k++ {
+		if m := &a.ms[k]; m.e.kind == kIntent {
+			return m
+		}
+	}
+	return nil
+}
+
+// skipFiller moves past (at most maxFiller) filler words inside clause c.
+func (a *analysis) skipFiller(p, c int) int {
+	for n := 0; n < maxFiller && p < len(a.toks) && a.clause[p] == c; n++ {
+		if a.verbAt(p) != nil {
+			return p // a verb wins over a filler reading ("要" in "要更新" is filler, "更新" is not)
+		}
+		f := a.cueAt(p, cueFiller)
+		if f == nil {
+			return p
+		}
+		p = f.j
+	}
+	return p
+}
+
+// maxFiller bounds the filler words between a cue and its verb.
+const maxFiller = 6
+
+// prevAdjacentCJK returns the CJK character right before token i, or "".
+func (a *analysis) prevAdjacentCJK(i int) string {
+	if i > 0 && a.toks[i].cjk && a.toks[i-1].cjk && a.toks[i-1].end == a.toks[i].start {
+		return a.toks[i-1].word
+	}
+	return ""
+}
+
+func (a *analysis) nextAdjacentCJK(j int) string {
+	if j < len(a.toks) && j > 0 && a.toks[j].cjk && a.toks[j-1].cjk && a.toks[j-1].end == a.toks[j].start {
+		return a.toks[j].word
+	}
+	return ""
+}
+
+// negationValid applies the guards of the bare 不 and of 别.
+func (a *analysis) negationValid(m *match) bool {
+	if a.covered[m.i] {
+		return false // inside a word: 识别, 不一致 …
+	}
+	switch m.e.value {
+	case cueNegBare:
+		if m.i == 0 || a.clause[m.i-1] != a.clause[m.i] {
+			return true
+		}
+		prev := a.prevAdjacentCJK(m.i)
+		return prev != "" && strings.Contains(bareNegAfter, prev)
+	case cueBie:
+		if prev := a.prevAdjacentCJK(m.i); prev != "" && strings.Contains(bieBefore, prev) {
+			return false
+		}
+		if next := a.nextAdjacentCJK(m.j); next != "" && strings.Contains(bieAfter, next) {
+			return false
+		}
+	}
+	return true
+}
+
+// negated returns the verb concepts under a negation, in order.
+func (a *analysis) negated() []string {
+	var out []string
+	for k := range a.ms {
+		m := &a.ms[k]
+		if m.e.kind != kCue || (m.e.value != cueNeg && m.e.value != cueNegBare && m.e.value != cueBie) || !a.negationValid(m) {
+			continue
+		}
+		c := a.clause[m.i]
+		p := m.j
+		for range 8 { // a handful of coordinated verbs at most
+			p = a.skipFiller(p, c)
+			if p >= len(a.toks) || a.clause[p] != c {
+				break
+			}
+			v := a.verbAt(p)
+			if v == nil {
+				break
+			}
+			out = addUnique(out, v.e.value)
+			// A coordinator within a few tokens carries the negation to the next verb.
+			next := -1
+			for q := v.j; q < len(a.toks) && q < v.j+5 && a.clause[q] == c; q++ {
+				if a.cueAt(q, cueStop) != nil {
+					break
+				}
+				if gap := a.s[a.toks[q-1].end:a.toks[q].start]; strings.ContainsAny(gap, "、/") {
+					next = q
+					break
+				}
+				if co := a.cueAt(q, cueCoord); co != nil {
+					next = co.j
+					break
+				}
+				if a.verbAt(q) != nil {
+					break // an uncoordinated verb is not negated
+				}
+			}
+			if next < 0 {
+				break
+			}
+			p = next
+		}
+	}
+	return out
+}
+
+// isEvent reports whether a verb match describes something that happened ("更新后",
+// "after updating", "updated") rather than something wanted.
+func (a *analysis) isEvent(v *match) bool {
+	if v.j < len(a.toks) && a.toks[v.j].cjk && a.toks[v.j-1].cjk && a.toks[v.j-1].end == a.toks[v.j].start {
+		if t := a.cueAt(v.j, cueEventTail); t != nil {
+			if c := a.concept[v.j]; c == nil || c.j <= t.j {
+				return true
+			}
+		}
+	}
+	if last := a.toks[v.j-1]; !last.cjk && len(last.word) > 4 && strings.HasSuffix(last.word, "ed") {
+		return true
+	}
+	c := a.clause[v.i]
+	for q := v.i - 1; q >= 0 && q >= v.i-3 && a.clause[q] == c; q-- {
+		if a.cueAt(q, cueAfter) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// quietSpans marks the tokens whose verbs are not intents: inside a constraint cue
+// (dry run, read only, confirm first, offline), a symptom or alias phrase, or the outcome.
+func (a *analysis) quietSpans() []bool {
+	q := make([]bool, len(a.toks))
+	mark := func(i, j int) {
+		for ; i < j && i < len(q); i++ {
+			q[i] = true
+		}
+	}
+	for k := range a.ms {
+		m := &a.ms[k]
+		switch {
+		case m.e.kind == kSymptom || m.e.kind == kAlias:
+			mark(m.i, m.j)
+		case m.e.kind == kCue && (m.e.value == cueDryRun || m.e.value == cueReadOnly || m.e.value == cueConfirm || m.e.value == cueOffline):
+			mark(m.i, m.j)
+		}
+	}
+	if i, j := a.outcomeSpan(); i >= 0 {
+		mark(i, j)
+	}
+	return q
+}
+
+// run fills p from the analysis.
+func (a *analysis) run(p *Parsed) {
+	lex := a.lex
+	p.Lang = lang(a.toks)
+	p.Terms = text.Analyze(a.s)
+
+	// Forbidden verbs first: intents exclude them.
+	forbidConcepts := a.negated()
+	var forbidden []string
+	for _, c := range forbidConcepts {
+		forbidden = addUnique(forbidden, c)
+		forbidden = addUnique(forbidden, relatives[c]...)
+	}
+	for _, c := range slices.Clone(forbidden) {
+		forbidden = addUnique(forbidden, lex.intentVals[c]...)
+	}
+	p.Forbidden = forbidden
+
+	// Concepts, intents, entities, symptoms. A verb inside a constraint cue ("dry run"),
+	// a symptom or alias ("active version mismatch") or the outcome is not an intent.
+	quiet := a.quietSpans()
+	wanted := func(m *match) bool {
+		return !slices.Contains(forbidden, m.e.value) && !quiet[m.i] && !a.isEvent(m)
+	}
+	var verbs []string // concept-level intents, for the explicit-write test
+	for k := range a.ms {
+		m := &a.ms[k]
+		switch m.e.kind {
+		case kConcept:
+			p.Concepts = addUnique(p.Concepts, m.e.value)
+			if lex.verbs[m.e.value] && wanted(m) {
+				verbs = addUnique(verbs, m.e.value)
+			}
+		case kIntent:
+			if wanted(m) {
+				verbs = addUnique(verbs, m.e.value)
+			}
+		case kEntity:
+			p.Entities = addUnique(p.Entities, m.e.value)
+		case kSymptom:
+			p.Symptoms = addUnique(p.Symptoms, m.e.value)
+		case kAlias:
+			p.Symptoms = addUnique(p.Symptoms, m.e.values...)
+		}
+	}
+
+	// Constraints.
+	readFirst := a.has(cueReadFirst)
+	for _, x := range a.cues(cueXian) { // 先 + a read verb
+		if v := a.verbAt(a.skipFiller(x.j, a.clause[x.i])); v != nil && lex.IsRead(v.e.value) {
+			readFirst = true
+		}
+	}
+	for _, f := range a.cues(cueFirst) { // a read verb + "first"
+		if f.i > 0 && a.clause[f.i-1] == a.clause[f.i] {
+			for q := f.i - 1; q >= 0 && q >= f.i-3; q-- {
+				if v := a.verbAt(q); v != nil && lex.IsRead(v.e.value) {
+					readFirst = true
+				}
+			}
+		}
+	}
+	if readFirst {
+		p.Constraints = addUnique(p.Constraints, "read_first")
+	}
+	if readFirst || a.has(cueWhy) {
+		if !slices.Contains(forbidden, "diagnose") {
+			verbs = addUnique(verbs, "diagnose")
+		}
+	}
+	for _, c := range []string{cueDryRun, cueReadOnly, cueConfirm, cueOffline} {
+		if a.has(c) {
+			p.Constraints = addUnique(p.Constraints, c)
+		}
+	}
+	for _, c := range forbidConcepts {
+		p.Constraints = addUnique(p.Constraints, "no_"+c)
+	}
+
+	// Intents: the verbs, expanded with the registry values sharing their concept.
+	for _, v := range verbs {
+		p.Intents = addUnique(p.Intents, v)
+	}
+	for _, v := range verbs {
+		for _, x := range lex.intentVals[v] {
+			if !slices.Contains(forbidden, x) {
+				p.Intents = addUnique(p.Intents, x)
+			}
+		}
+	}
+
+	p.IDs = a.ids()
+	a.browse(p)
+	a.within(p)
+	p.Outcome = a.outcome()
+	p.ExplicitWrite = a.explicitWrite(p, verbs)
+}
+
+// lang says "zh", "en" or "mixed" from the share of CJK characters and Latin words.
+func lang(toks []token) string {
+	c, l := 0, 0
+	for i := range toks {
+		switch {
+		case toks[i].cjk:
+			c++
+		case hasLetter(toks[i].word):
+			l++
+		}
+	}
+	switch {
+	case c == 0:
+		return "en"
+	case l == 0 || c >= 4*l:
+		return "zh"
+	case l >= 2*c:
+		return "en"
+	}
+	return "mixed"
+}
+
+func hasLetter(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; c >= 'a' && c <= 'z' || c >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
+}
+
+// ids finds explicit ids and tool names: runs of [a-z0-9_.:@/-] holding a separator, looked
+// up in the lexicon (an "@N" pin is kept). With an empty registry, a run that is a valid
+// id with two or more dots counts on its own.
+func (a *analysis) ids() []string {
+	var out []string
+	s := text.Fold(a.s)
+	isID := func(c byte) bool {
+		return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == ':' || c == '@' || c == '-' || c == '/'
+	}
+	for i := 0; i < len(s); {
+		if !isID(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isID(s[j]) {
+			j++
+		}
+		run := strings.Trim(s[i:j], ".:-/@")
+		i = j
+		if !strings.ContainsAny(run, "._:-") {
+			continue
+		}
+		base, pin := run, ""
+		if k := strings.IndexByte(run, '@'); k > 0 {
+			if _, v, err := registry.SplitVersion(run); err == nil {
+				base, pin = run[:k], fmt.Sprintf("@%d", v)
+			} else {
+				base = run[:k]
+			}
+		}
+		found := a.lex.ids[base]
+		if found == nil {
+			if _, after, ok := strings.Cut(base, "::"); ok {
+				found = a.lex.ids[after]
+			}
+		}
+		if found == nil && a.lex.ncaps == 0 && strings.Count(base, ".") >= 2 && registry.ValidID(base) {
+			found = []string{base}
+		}
+		for _, id := range found {
+			out = addUnique(out, id+pin)
+		}
+	}
+	return out
+}
+
+// browse detects a browse request and its scope.
+func (a *analysis) browse(p *Parsed) {
+	browse := false
+	for _, m := range a.cues(cueBrowse) {
+		if !a.singularGeneric(m.i, m.j) {
+			browse = true
+		}
+	}
+	if !browse {
+		generic := a.cues(cueGeneric)
+	outer:
+		for _, q := range a.cues(cueBrowseQ) {
+			for _, g := range generic {
+				if a.clause[g.i] != a.clause[q.i] || g.i == q.i {
+					continue
+				}
+				if t := a.toks[g.i]; !t.cjk && !strings.HasSuffix(t.word, "s") {
+					continue // "which tool" asks for one, not for a list
+				}
+				browse = true
+				break outer
+			}
+		}
+	}
+	if !browse {
+		return
+	}
+	p.Browse = true
+	if p.Scope == "" {
+		for _, id := range p.IDs {
+			if a.lex.isPack(id) {
+				p.Scope = id
+				return
+			}
+		}
+		p.Scope = a.lex.bestPack(a.without(cueBrowse, cueBrowseQ, cueGeneric, cueRequest, cueQuestion), 1)
+	}
+}
+
+// singularGeneric reports whether tokens [i, j) hold a generic noun in the singular
+// ("which tool"): a question about one capability, not a browse.
+func (a *analysis) singularGeneric(i, j int) bool {
+	for k := i; k < j && k < len(a.toks); k++ {
+		if t := a.toks[k]; !t.cjk && slices.Contains(genericNouns, t.key) && !strings.HasSuffix(t.word, "s") {
+			return true
+		}
+	}
+	return false
+}
+
+// within reads "within X" / "inside X" / "在 X 里" as a scope.
+func (a *analysis) within(p *Parsed) {
+	span := func(i, j int) string {
+		if i >= j {
+			return ""
+		}
+		return a.s[a.toks[i].start:a.toks[j-1].end]
+	}
+	for _, w := range a.cues(cueWithin) {
+		end := w.j
+		for end < len(a.toks) && a.clause[end] == a.clause[w.i] {
+			end++
+		}
+		if sc := a.scopeOf(span(w.j, end)); sc != "" {
+			p.Scope = sc
+			// The id names where to look, not what to find.
+			p.IDs = slices.DeleteFunc(p.IDs, func(id string) bool { return id == sc })
+			return
+		}
+	}
+	for i, t := range a.toks {
+		if !t.cjk || t.word != "在" || a.covered[i] {
+			continue
+		}
+		if prev := a.prevAdjacentCJK(i); prev != "" && strings.Contains("现正存实所自好内", prev) {
+			continue
+		}
+		for j := i + 1; j < len(a.toks) && j <= i+12 && a.clause[j] == a.clause[i]; j++ {
+			if w := a.toks[j].word; w == "里" || w == "中" || w == "下" || w == "内" {
+				if sc := a.scopeOf(span(i+1, j)); sc != "" {
+					p.Scope = sc
+					return
+				}
+				break
+			}
+		}
+	}
+}
+
+// scopeOf returns the pack a scope text names: a written id, else the best pack by words.
+func (a *analysis) scopeOf(s string) string {
+	if s == "" {
+		return ""
+	}
+	f := strings.TrimSpace(text.Fold(s))
+	for _, w := range strings.Fields(f) {
+		w = strings.Trim(w, ".,;:!?\"'()")
+		if id, _, err := registry.SplitVersion(w); err == nil && registry.ValidID(id) && strings.Contains(id, ".") {
+			if a.lex.ncaps == 0 || a.lex.isPack(id) {
+				return id
+			}
+		}
+		if a.lex.isPack(w) {
+			return w
+		}
+	}
+	return a.lex.bestPack(s, 1)
+}
+
+// without returns the text with the tokens of the named cues left out.
+func (a *analysis) without(names ...string) string {
+	drop := make([]bool, len(a.toks))
+	for k := range a.ms {
+		m := &a.ms[k]
+		if m.e.kind == kCue && slices.Contains(names, m.e.value) {
+			for i := m.i; i < m.j; i++ {
+				drop[i] = true
+			}
+		}
+	}
+	var sb strings.Builder
+	prevKept := -2
+	for i, t := range a.toks {
+		if drop[i] {
+			continue
+		}
+		if sb.Len() > 0 && !(prevKept == i-1 && t.cjk && a.toks[i-1].cjk && a.toks[i-1].end == t.start) {
+			sb.WriteByte(' ')
+		}
+		sb.WriteString(a.s[t.start:t.end])
+		prevKept = i
+	}
+	return sb.String()
+}
+
+// outcomeSpan returns the tokens after the first outcome cue, to the end of its clause
+// ([-1, -1] when none).
+func (a *analysis) outcomeSpan() (int, int) {
+	for _, m := range a.cues(cueOutcome) {
+		if m.j >= len(a.toks) || a.clause[m.j] != a.clause[m.i] || a.covered[m.i] {
+			continue
+		}
+		end := m.j + 1
+		for end < len(a.toks) && a.clause[end] == a.clause[m.i] {
+			end++
+		}
+		if out := a.s[a.toks[m.j].start:a.toks[end-1].end]; utf8.RuneCountInString(out) >= 2 {
+			return m.j, end
+		}
+	}
+	return -1, -1
+}
+
+// outcome returns the text of the outcome span.
+func (a *analysis) outcome() string {
+	i, j := a.outcomeSpan()
+	if i < 0 {
+		return ""
+	}
+	return strings.TrimSpace(a.s[a.toks[i].start:a.toks[j-1].end])
+}
+
+// explicitWrite: a write verb is asked for, by a request cue (帮我, please) or in the
+// imperative (a clause starting with it), not as a question (how to, 怎么) and not under a
+// dry-run or read-only constraint.
+func (a *analysis) explicitWrite(p *Parsed, verbs []string) bool {
+	write := false
+	for _, v := range verbs {
+		if !a.lex.IsRead(v) && !slices.Contains(metaVerbs, v) {
+			write = true
+		}
+	}
+	if !write || slices.Contains(p.Constraints, cueDryRun) || slices.Contains(p.Constraints, cueReadOnly) {
+		return false
+	}
+	request := a.has(cueRequest)
+	if a.has(cueQuestion) && !request {
+		return false
+	}
+	if request {
+		return true
+	}
+	for i := range a.toks {
+		if i > 0 && a.clause[i-1] == a.clause[i] {
+			continue
+		}
+		q := a.skipFiller(i, a.clause[i])
+		if v := a.verbAt(q); v != nil && !a.lex.IsRead(v.e.value) && !slices.Contains(metaVerbs, v.e.value) && slices.Contains(verbs, v.e.value) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,368 @@
+package query
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func normalize(tb testing.TB, lex *Lexicon, q string) *Parsed {
+	tb.Helper()
+	p, err := Rules{}.Normalize(context.Background(), q, lex)
+	if err != nil {
+		tb.Fatalf("Normalize(%q): %v", q, err)
+	}
+	return p
+}
+
+// hasAll reports whether list holds every value of want.
+func hasAll(list, want []string) bool {
+	for _, w := range want {
+		if !slices.Contains(list, w) {
+			return false
+		}
+	}
+	return true
+}
+
+func hasNone(list, bad []string) bool {
+	for _, b := range bad {
+		if slices.Contains(list, b) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestRulesNormalize(t *testing.T) {
+	lex := NewLexicon(fixtureSnapshot(t))
+	tests := []struct {
+		name  string
+		query string
+		check func(tb testing.TB, p *Parsed)
+	}{
+		{"read first, update forbidden", "先检查原因，不要直接更新", func(tb testing.TB, p *Parsed) {
+			want(tb, "intents", p.Intents, []string{"diagnose", "inspect"}, []string{"update", "upgrade"})
+			want(tb, "constraints", p.Constraints, []string{"read_first", "no_update"}, nil)
+			want(tb, "forbidden", p.Forbidden, []string{"update", "upgrade"}, []string{"diagnose"})
+			wantBool(tb, "explicit write", p.ExplicitWrite, false)
+			wantStr(tb, "lang", p.Lang, "zh")
+		}},
+		{"reinstall forbids its relatives", "不要直接重装", func(tb testing.TB, p *Parsed) {
+			want(tb, "forbidden", p.Forbidden, []string{"reinstall", "update", "install"}, nil)
+			want(tb, "intents", p.Intents, nil, []string{"reinstall", "update", "install"})
+		}},
+		{"don't update it yet", "don't update it yet", func(tb testing.TB, p *Parsed) {
+			want(tb, "forbidden", p.Forbidden, []string{"update", "upgrade"}, []string{"reinstall"})
+			wantStr(tb, "lang", p.Lang, "en")
+		}},
+		{"do not upgrade", "do not upgrade", func(tb testing.TB, p *Parsed) {
+			want(tb, "forbidden", p.Forbidden, []string{"update", "upgrade"}, nil)
+		}},
+		{"without reinstalling", "fix codex without reinstalling", func(tb testing.TB, p *Parsed) {
+			want(tb, "forbidden", p.Forbidden, []string{"reinstall", "update", "install"}, nil)
+			want(tb, "intents", p.Intents, []string{"repair"}, []string{"reinstall"})
+			want(tb, "entities", p.Entities, []string{"codex"}, nil)
+		}},
+		{"别更新", "别更新", func(tb testing.TB, p *Parsed) {
+			want(tb, "forbidden", p.Forbidden, []string{"update"}, nil)
+		}},
+		{"先别升级", "先别升级", func(tb testing.TB, p *Parsed) {
+			want(tb, "forbidden", p.Forbidden, []string{"update", "upgrade"}, nil)
+		}},
+		{"不要删除", "不要删除", func(tb testing.TB, p *Parsed) {
+			want(tb, "forbidden", p.Forbidden, []string{"delete"}, nil)
+			want(tb, "constraints", p.Constraints, []string{"no_delete"}, nil)
+		}},
+		{"coordinated verbs", "不要更新或重装 codex", func(tb testing.TB, p *Parsed) {
+			want(tb, "forbidden", p.Forbidden, []string{"update", "reinstall"}, nil)
+		}},
+		{"negation ends at the clause", "don't reinstall, just update codex", func(tb testing.TB, p *Parsed) {
+			want(tb, "forbidden", p.Forbidden, []string{"reinstall"}, nil)
+		}},
+		{"别 inside a word is not a negation", "识别图片里的文字", func(tb testing.TB, p *Parsed) {
+			want(tb, "forbidden", p.Forbidden, nil, []string{"identify"})
+			want(tb, "intents", p.Intents, []string{"identify"}, nil)
+		}},
+		{"不 inside a word is not a negation", "codex 版本不一致", func(tb testing.TB, p *Parsed) {
+			if len(p.Forbidden) != 0 {
+				tb.Errorf("forbidden %v", p.Forbidden)
+			}
+			want(tb, "symptoms", p.Symptoms, []string{"active_version_mismatch"}, nil)
+		}},
+		{"inability is a symptom, not a prohibition", "docker 不能启动", func(tb testing.TB, p *Parsed) {
+			if len(p.Forbidden) != 0 || slices.Contains(p.Intents, "start") {
+				tb.Errorf("forbidden %v intents %v", p.Forbidden, p.Intents)
+			}
+		}},
+		{"dry run", "dry run the codex update", func(tb testing.TB, p *Parsed) {
+			want(tb, "constraints", p.Constraints, []string{"dry_run"}, nil)
+			want(tb, "intents", p.Intents, []string{"update"}, []string{"run"})
+			wantBool(tb, "explicit write", p.ExplicitWrite, false)
+		}},
+		{"试运行", "试运行一下更新", func(tb testing.TB, p *Parsed) {
+			want(tb, "constraints", p.Constraints, []string{"dry_run"}, nil)
+		}},
+		{"只看不改", "只看不改", func(tb testing.TB, p *Parsed) {
+			want(tb, "constraints", p.Constraints, []string{"dry_run", "read_only"}, nil)
+			want(tb, "intents", p.Intents, nil, []string{"edit"})
+		}},
+		{"check first", "check first, then maybe update", func(tb testing.TB, p *Parsed) {
+			want(tb, "constraints", p.Constraints, []string{"read_first"}, nil)
+			want(tb, "intents", p.Intents, []string{"diagnose"}, nil)
+		}},
+		{"why asks for a diagnosis", "why does codex still run the old version", func(tb testing.TB, p *Parsed) {
+			want(tb, "intents", p.Intents, []string{"diagnose"}, []string{"run"})
+		}},
+		{"browse zh with pack scope", "Codex 维护相关能力有哪些？", func(tb testing.TB, p *Parsed) {
+			wantBool(tb, "browse", p.Browse, true)
+			wantStr(tb, "scope", p.Scope, "maintenance.codex")
+		}},
+		{"browse en docker", "what can you do with docker", func(tb testing.TB, p *Parsed) {
+			wantBool(tb, "browse", p.Browse, true)
+			wantStr(tb, "scope", p.Scope, "devops.docker")
+		}},
+		{"browse en list tools", "list the tools for schedules", func(tb testing.TB, p *Parsed) {
+			wantBool(tb, "browse", p.Browse, true)
+			wantStr(tb, "scope", p.Scope, "productivity.calendar")
+		}},
+		{"browse zh 有哪些...能力", "有哪些日程相关的能力", func(tb testing.TB, p *Parsed) {
+			wantBool(tb, "browse", p.Browse, true)
+			wantStr(tb, "scope", p.Scope, "productivity.calendar")
+		}},
+		{"browse without a pack", "what tools do you have", func(tb testing.TB, p *Parsed) {
+			wantBool(tb, "browse", p.Browse, true)
+			wantStr(tb, "scope", p.Scope, "")
+		}},
+		{"listing data is not browsing", "我的日程有哪些", func(tb testing.TB, p *Parsed) {
+			wantBool(tb, "browse", p.Browse, false)
+		}},
+		{"which tool (one) is not browsing", "which tool deletes a schedule", func(tb testing.TB, p *Parsed) {
+			wantBool(tb, "browse", p.Browse, false)
+		}},
+		{"explicit write zh", "帮我删除这个日程", func(tb testing.TB, p *Parsed) {
+			wantBool(tb, "explicit write", p.ExplicitWrite, true)
+			want(tb, "intents", p.Intents, []string{"delete"}, nil)
+			want(tb, "entities", p.Entities, []string{"schedule"}, nil)
+		}},
+		{"explicit write imperative en", "book the flight", func(tb testing.TB, p *Parsed) {
+			wantBool(tb, "explicit write", p.ExplicitWrite, true)
+			want(tb, "intents", p.Intents, []string{"book"}, nil)
+			want(tb, "entities", p.Entities, []string{"flight"}, nil)
+		}},
+		{"a question is not an explicit write", "how do I delete a schedule", func(tb testing.TB, p *Parsed) {
+			wantBool(tb, "explicit write", p.ExplicitWrite, false)
+			want(tb, "intents", p.Intents, []string{"delete"}, nil)
+		}},
+		{"reading is not a write", "帮我看看日程", func(tb testing.TB, p *Parsed) {
+			wantBool(tb, "explicit write", p.ExplicitWrite, false)
+		}},
+		{"running a tool is not a write", "run codex_diagnose please", func(tb testing.TB, p *Parsed) {
+			wantBool(tb, "explicit write", p.ExplicitWrite, false)
+			want(tb, "ids", p.IDs, []string{"maintenance.codex.diagnose"}, nil)
+		}},
+		{"past event is not an intent", "codex 更新后还是旧版本", func(tb testing.TB, p *Parsed) {
+			want(tb, "intents", p.Intents, nil, []string{"update"})
+			want(tb, "symptoms", p.Symptoms, []string{"active_version_mismatch"}, nil)
+			want(tb, "entities", p.Entities, []string{"codex"}, nil)
+		}},
+		{"past tense is not an intent", "I updated codex but it still shows the old version", func(tb testing.TB, p *Parsed) {
+			want(tb, "intents", p.Intents, nil, []string{"update"})
+		}},
+		{"symptom as words", "codex active version mismatch", func(tb testing.TB, p *Parsed) {
+			want(tb, "symptoms", p.Symptoms, []string{"active_version_mismatch"}, nil)
+			if len(p.Intents) != 0 {
+				tb.Errorf("intents %v from a symptom phrase", p.Intents)
+			}
+		}},
+		{"explicit id", "maintenance.codex.diagnose", func(tb testing.TB, p *Parsed) {
+			want(tb, "ids", p.IDs, []string{"maintenance.codex.diagnose"}, nil)
+		}},
+		{"pinned id", "describe maintenance.codex.diagnose@3", func(tb testing.TB, p *Parsed) {
+			want(tb, "ids", p.IDs, []string{"maintenance.codex.diagnose@3"}, nil)
+		}},
+		{"tool name forms", "call maintenance__codex_update or schedule_create", func(tb testing.TB, p *Parsed) {
+			want(tb, "ids", p.IDs, []string{"maintenance.codex.update", "productivity.calendar.schedule_create"}, nil)
+		}},
+		{"external id", "use Flights::book-flight", func(tb testing.TB, p *Parsed) {
+			want(tb, "ids", p.IDs, []string{"travel.flight.book"}, nil)
+		}},
+		{"unknown dotted words are not ids", "see e.g. v1.2 or file.txt", func(tb testing.TB, p *Parsed) {
+			if len(p.IDs) != 0 {
+				tb.Errorf("ids %v", p.IDs)
+			}
+		}},
+		{"within an id", "within maintenance.codex find the update", func(tb testing.TB, p *Parsed) {
+			wantStr(tb, "scope", p.Scope, "maintenance.codex")
+			if len(p.IDs) != 0 {
+				tb.Errorf("scope id kept as explicit id: %v", p.IDs)
+			}
+		}},
+		{"在 X 里", "在 codex 维护里找诊断工具", func(tb testing.TB, p *Parsed) {
+			wantStr(tb, "scope", p.Scope, "maintenance.codex")
+			want(tb, "intents", p.Intents, []string{"diagnose"}, nil)
+		}},
+		{"现在 is not a scope", "现在帮我列出日程", func(tb testing.TB, p *Parsed) {
+			wantStr(tb, "scope", p.Scope, "")
+		}},
+		{"outcome", "update codex so that it uses the new version", func(tb testing.TB, p *Parsed) {
+			wantStr(tb, "outcome", p.Outcome, "it uses the new version")
+			want(tb, "intents", p.Intents, []string{"update"}, []string{"create"})
+			wantBool(tb, "explicit write", p.ExplicitWrite, true)
+		}},
+		{"entity via its concept", "删除明天的日历事项", func(tb testing.TB, p *Parsed) {
+			want(tb, "entities", p.Entities, []string{"schedule"}, nil)
+		}},
+		{"mixed language", "codex path 冲突", func(tb testing.TB, p *Parsed) {
+			wantStr(tb, "lang", p.Lang, "mixed")
+			want(tb, "entities", p.Entities, []string{"codex", "path"}, nil)
+		}},
+		{"full-width and case", "ＣＯＤＥＸ　不要重装", func(tb testing.TB, p *Parsed) {
+			want(tb, "entities", p.Entities, []string{"codex"}, nil)
+			want(tb, "forbidden", p.Forbidden, []string{"reinstall"}, nil)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := normalize(t, lex, tt.query)
+			if p.Text == "" || p.Normalizer != "rules" || len(p.Terms) == 0 {
+				t.Fatalf("bad parse %+v", p)
+			}
+			tt.check(t, p)
+			if t.Failed() {
+				t.Logf("parsed: %+v", *p)
+			}
+		})
+	}
+}
+
+func want(tb testing.TB, field string, got, must, mustNot []string) {
+	tb.Helper()
+	if !hasAll(got, must) || !hasNone(got, mustNot) {
+		tb.Errorf("%s = %v, want %v and none of %v", field, got, must, mustNot)
+	}
+}
+
+func wantBool(tb testing.TB, field string, got, w bool) {
+	tb.Helper()
+	if got != w {
+		tb.Errorf("%s = %v, want %v", field, got, w)
+	}
+}
+
+func wantStr(tb testing.TB, field, got, w string) {
+	tb.Helper()
+	if got != w {
+		tb.Errorf("%s = %q, want %q", field, got, w)
+	}
+}
+
+func TestRulesBadInput(t *testing.T) {
+	lex := NewLexicon(fixtureSnapshot(t))
+	for _, q := range []string{"", "   ", "\t\n\r", "\x00\x01\x7f", "\u200b\u2028\ufeff"} {
+		t.Run("empty "+strings.ToValidUTF8(q, "?"), func(t *testing.T) {
+			if _, err := (Rules{}).Normalize(context.Background(), q, lex); !errors.Is(err, ErrEmptyQuery) {
+				t.Fatalf("err = %v, want ErrEmptyQuery", err)
+			}
+		})
+	}
+	t.Run("truncated", func(t *testing.T) {
+		long := strings.Repeat("更新 codex ", 1000) // > 4 KiB, multi-byte
+		p := normalize(t, lex, long)
+		if len(p.Raw) > MaxQueryBytes || !utf8.ValidString(p.Raw) {
+			t.Fatalf("raw %d bytes, valid %v", len(p.Raw), utf8.ValidString(p.Raw))
+		}
+		if len(p.Notes) == 0 || !strings.Contains(p.Notes[0], "truncated") {
+			t.Fatalf("notes %v", p.Notes)
+		}
+	})
+	t.Run("invalid utf-8 and controls", func(t *testing.T) {
+		p := normalize(t, lex, "co\xffdex\x00 不要\x1b[31m重装\u202e")
+		if !utf8.ValidString(p.Raw) || !utf8.ValidString(p.Text) {
+			t.Fatalf("invalid utf-8 kept: %q / %q", p.Raw, p.Text)
+		}
+		for _, r := range p.Text {
+			if r < 0x20 || r == 0x7f || r == 0x202e {
+				t.Fatalf("control %U kept in %q", r, p.Text)
+			}
+		}
+		want(t, "forbidden", p.Forbidden, []string{"reinstall"}, nil)
+	})
+	t.Run("nil lexicon", func(t *testing.T) {
+		p := normalize(t, nil, "先检查原因，不要直接更新 maintenance.codex.diagnose")
+		want(t, "forbidden", p.Forbidden, []string{"update"}, nil)
+		want(t, "ids", p.IDs, []string{"maintenance.codex.diagnose"}, nil)
+	})
+}
+
+func TestLexicon(t *testing.T) {
+	snap := fixtureSnapshot(t)
+	lex := NewLexicon(snap)
+	if lex.Generation() != 7 {
+		t.Fatalf("generation %d", lex.Generation())
+	}
+	tests := []struct {
+		name, surface string
+		ids           []string
+	}{
+		{"id", "maintenance.codex.diagnose", []string{"maintenance.codex.diagnose"}},
+		{"tool name", "maintenance__codex_diagnose", []string{"maintenance.codex.diagnose"}},
+		{"underscored id", "maintenance_codex_diagnose", []string{"maintenance.codex.diagnose"}},
+		{"last two segments", "codex_diagnose", []string{"maintenance.codex.diagnose"}},
+		{"compound leaf", "schedule_list", []string{"productivity.calendar.schedule_list"}},
+		{"external", "flights::book-flight", []string{"travel.flight.book"}},
+		{"external tail", "book-flight", []string{"travel.flight.book"}},
+		{"plain word never", "diagnose", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := lex.ids[tt.surface]; !slices.Equal(got, tt.ids) {
+				t.Fatalf("ids[%q] = %v, want %v", tt.surface, got, tt.ids)
+			}
+		})
+	}
+	t.Run("intent values by concept", func(t *testing.T) {
+		if got := lex.intentVals["update"]; !hasAll(got, []string{"update", "upgrade"}) {
+			t.Fatalf("intentVals[update] = %v", got)
+		}
+		if got := lex.intentVals["diagnose"]; !hasAll(got, []string{"diagnose", "inspect"}) {
+			t.Fatalf("intentVals[diagnose] = %v", got)
+		}
+	})
+	t.Run("alias symptoms", func(t *testing.T) {
+		got := aliasSymptoms("版本不一致", []string{"active_version_mismatch", "multiple_executables"})
+		if !slices.Equal(got, []string{"active_version_mismatch"}) {
+			t.Fatalf("got %v", got)
+		}
+		if got := aliasSymptoms("codex path 冲突", []string{"active_version_mismatch"}); got != nil {
+			t.Fatalf("unrelated alias named %v", got)
+		}
+	})
+	t.Run("read intents", func(t *testing.T) {
+		for _, r := range []string{"diagnose", "list", "get_weather", "inspect"} {
+			if !lex.IsRead(r) {
+				t.Errorf("%s not read", r)
+			}
+		}
+		for _, w := range []string{"delete", "update", "book", "pay"} {
+			if lex.IsRead(w) {
+				t.Errorf("%s read", w)
+			}
+		}
+	})
+}
+
+func TestSignalTerms(t *testing.T) {
+	p := &Parsed{Terms: []string{"codex", "更新", "codex"}, Concepts: []string{"update"}}
+	got := p.SignalTerms()
+	if !slices.Equal(got, []string{"codex", "~update", "更新"}) {
+		t.Fatalf("got %v", got)
+	}
+	ft := FieldTerms("删除日程")
+	if !slices.Contains(ft, "删除") || !slices.Contains(ft, "~delete") || !slices.Contains(ft, "~schedule") {
+		t.Fatalf("field terms %v", ft)
+	}
+}

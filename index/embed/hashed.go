@@ -1,0 +1,276 @@
+package embed
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/capdex/capdex/index/text"
+)
+
+// DefaultHashedDim is the dimension of NewHashed: 2^18 buckets keep collisions rare for
+// sparse vectors of a few hundred features.
+const DefaultHashedDim = 1 << 18
+
+// hashedVersion is part of Hashed.ID; bump it whenever features or weights change.
+const hashedVersion = "v1"
+
+// Feature weights of Hashed, before sublinear term frequency and L2 normalisation.
+const (
+	// weightGrams is the total weight of one word's character n-grams: each of a word's
+	// k n-grams weighs weightGrams/sqrt(k), so long and short words count alike.
+	weightGrams = 1.0
+	// weightWord is the weight of a whole stemmed word (and of a joined camel-case form).
+	weightWord = 1.0
+	// weightUnigram and weightBigram weigh CJK unigrams and bigrams.
+	weightUnigram = 0.5
+	weightBigram  = 1.0
+	// weightConcept weighs each concept of the bilingual lexicon: the bridge between
+	// languages and synonyms, so it weighs more than any surface feature.
+	weightConcept = 2.5
+)
+
+// N-gram lengths, in runes, of a word wrapped in boundary marks ("<word>").
+const (
+	minGram = 3
+	maxGram = 5
+	// maxGramRunes bounds the words that get n-grams; longer tokens get only the
+	// whole-word feature.
+	maxGramRunes = 64
+)
+
+// Feature namespaces, hashed in front of the feature bytes so kinds never collide.
+const (
+	nsGram    = 'g'
+	nsWord    = 'w'
+	nsCJK     = 'c'
+	nsConcept = 'k'
+)
+
+// Hashed is the default offline embedder: hashed character n-grams of folded words (3 to
+// 5 runes, with boundary marks), whole stemmed words, CJK unigrams and bigrams, and one
+// feature per concept of the bilingual lexicon (text.AppendConcepts), weighted 2.5 times a
+// word. Term frequency is sublinear (1+ln tf); vectors are L2-normalised. English stop
+// words are ignored.
+//
+// Its natural form is sparse (EmbedSparse). Embed returns dense vectors of Dim entries,
+// which is sensible only for a small dimension (NewHashedDim(512)); at the default 2^18 a
+// dense vector takes 1 MiB. Hashed is safe for concurrent use.
+type Hashed struct {
+	dim uint32
+	id  string
+}
+
+// NewHashed returns a Hashed embedder of DefaultHashedDim dimensions.
+func NewHashed() *Hashed { return NewHashedDim(DefaultHashedDim) }
+
+// NewHashedDim returns a Hashed embedder of dim dimensions (DefaultHashedDim when dim < 1,
+// at most 2^31). Small dimensions make dense vectors practical at the cost of collisions.
+func NewHashedDim(dim int) *Hashed {
+	if dim < 1 || dim > 1<<31 {
+		dim = DefaultHashedDim
+	}
+	return &Hashed{dim: uint32(dim), id: "hashed-" + hashedVersion + "-" + strconv.Itoa(dim)}
+}
+
+// ID is "hashed-v1-<dim>"; the version changes whenever features or weights change.
+func (h *Hashed) ID() string { return h.id }
+
+// Dim is the number of hash buckets.
+func (h *Hashed) Dim() int { return int(h.dim) }
+
+// Embed returns dense vectors of Dim entries (see the type's caveat on size).
+func (h *Hashed) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, s := range texts {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		out[i] = h.EmbedSparse(s).Dense(int(h.dim))
+	}
+	return out, nil
+}
+
+// feat is one weighted feature occurrence.
+type feat struct {
+	idx uint32
+	w   float32
+}
+
+type hashedScratch struct {
+	feats    []feat
+	concepts []string
+	sc       text.Scanner
+	marked   []byte
+	offs     []int
+}
+
+var scratchPool = sync.Pool{New: func() any {
+	return &hashedScratch{feats: make([]feat, 0, 256), concepts: make([]string, 0, 16), marked: make([]byte, 0, 128), offs: make([]int, 0, maxGramRunes+3)}
+}}
+
+// EmbedSparse returns the sparse vector of s; the empty vector when s has no features.
+func (h *Hashed) EmbedSparse(s string) SparseVector {
+	st := scratchPool.Get().(*hashedScratch)
+	defer scratchPool.Put(st)
+	feats := st.feats[:0]
+
+	st.sc.Reset(s)
+	for st.sc.Next() {
+		switch st.sc.Kind() {
+		case text.KindCJK:
+			feats = h.cjkFeatures(feats, st.sc.Text())
+		case text.KindWord:
+			term, ok := st.sc.Term()
+			if !ok {
+				continue
+			}
+			feats = append(feats, feat{h.bucket(nsWord, term), weightWord})
+			feats = h.gramFeatures(feats, st, st.sc.Bytes())
+		case text.KindJoined:
+			if term, ok := st.sc.Term(); ok {
+				feats = append(feats, feat{h.bucket(nsWord, term), weightWord})
+			}
+		}
+	}
+	st.sc.Reset("")
+
+	st.concepts = text.AppendConcepts(st.concepts[:0], s)
+	for _, c := range st.concepts {
+		feats = append(feats, feat{h.bucket(nsConcept, c), weightConcept})
+	}
+	clear(st.concepts)
+
+	v := finish(feats)
+	st.feats = feats[:0]
+	return v
+}
+
+// gramFeatures appends the character n-grams of a folded word wrapped as "<word>".
+func (h *Hashed) gramFeatures(feats []feat, st *hashedScratch, word []byte) []feat {
+	marked := append(append(append(st.marked[:0], '<'), word...), '>')
+	st.marked = marked
+	offs := st.offs[:0]
+	for i := 0; i < len(marked); {
+		offs = append(offs, i)
+		if len(offs) > maxGramRunes+2 {
+			st.offs = offs[:0]
+			return feats
+		}
+		_, size := utf8.DecodeRune(marked[i:])
+		i += size
+	}
+	offs = append(offs, len(marked))
+	st.offs = offs[:0]
+	runes := len(offs) - 1
+	k := 0
+	for n := minGram; n <= maxGram; n++ {
+		if runes >= n {
+			k += runes - n + 1
+		}
+	}
+	if k == 0 { // a one-rune word: "<a>" is its only gram
+		return append(feats, feat{h.bucketBytes(nsGram, marked), weightGrams})
+	}
+	w := float32(weightGrams / math.Sqrt(float64(k)))
+	for n := minGram; n <= maxGram; n++ {
+		for a := 0; a+n <= runes; a++ {
+			feats = append(feats, feat{h.bucketBytes(nsGram, marked[offs[a]:offs[a+n]]), w})
+		}
+	}
+	return feats
+}
+
+// cjkFeatures appends the unigrams and bigrams of a CJK run.
+func (h *Hashed) cjkFeatures(feats []feat, run string) []feat {
+	for i := 0; i < len(run); {
+		_, n := utf8.DecodeRuneInString(run[i:])
+		j := i + n
+		feats = append(feats, feat{h.bucket(nsCJK, run[i:j]), weightUnigram})
+		if j < len(run) {
+			_, m := utf8.DecodeRuneInString(run[j:])
+			feats = append(feats, feat{h.bucket(nsCJK, run[i:j+m]), weightBigram})
+		}
+		i = j
+	}
+	return feats
+}
+
+// finish merges feature occurrences per bucket with sublinear term frequency and
+// L2-normalises: a bucket hit c times by features of weight w gets w·(1+ln c).
+func finish(feats []feat) SparseVector {
+	if len(feats) == 0 {
+		return SparseVector{}
+	}
+	slices.SortFunc(feats, func(a, b feat) int {
+		switch {
+		case a.idx < b.idx:
+			return -1
+		case a.idx > b.idx:
+			return 1
+		}
+		return 0
+	})
+	n := 1
+	for i := 1; i < len(feats); i++ {
+		if feats[i].idx != feats[i-1].idx {
+			n++
+		}
+	}
+	v := SparseVector{Idx: make([]uint32, 0, n), Val: make([]float32, 0, n)}
+	var ss float64
+	for i := 0; i < len(feats); {
+		j := i
+		var sum, wmax float32
+		for ; j < len(feats) && feats[j].idx == feats[i].idx; j++ {
+			sum += feats[j].w
+			wmax = max(wmax, feats[j].w)
+		}
+		val := wmax * float32(1+math.Log(float64(sum/wmax)))
+		v.Idx = append(v.Idx, feats[i].idx)
+		v.Val = append(v.Val, val)
+		ss += float64(val) * float64(val)
+		i = j
+	}
+	inv := float32(1 / math.Sqrt(ss))
+	for i := range v.Val {
+		v.Val[i] *= inv
+	}
+	return v
+}
+
+// FNV-1a 64 with a final avalanche step, over a namespace byte and the feature bytes.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func mix(h uint64) uint64 {
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return h
+}
+
+func (h *Hashed) bucket(ns byte, s string) uint32 {
+	x := uint64(fnvOffset)
+	x = (x ^ uint64(ns)) * fnvPrime
+	for i := 0; i < len(s); i++ {
+		x = (x ^ uint64(s[i])) * fnvPrime
+	}
+	return uint32(mix(x) % uint64(h.dim))
+}
+
+func (h *Hashed) bucketBytes(ns byte, b []byte) uint32 {
+	x := uint64(fnvOffset)
+	x = (x ^ uint64(ns)) * fnvPrime
+	for _, c := range b {
+		x = (x ^ uint64(c)) * fnvPrime
+	}
+	return uint32(mix(x) % uint64(h.dim))
+}
