@@ -8,14 +8,16 @@
 // A System owns one protoactor-go actor system with:
 //
 //   - a pool of retriever actors per index.Kind (Options.PerKind each, one by
-//     default), each with a bounded mailbox (Options.MailboxSize). A request that
-//     finds every mailbox of its kind full is not queued: its step is answered
-//     at once as TimedOut with ErrOverloaded.
+//     default), picked round-robin, each with a bounded mailbox (Options.MailboxSize
+//     requests). A request that finds every mailbox of its kind full is not queued
+//     and never blocks its sender: its step is answered at once as TimedOut with
+//     ErrOverloaded.
 //   - a small pool of long-lived gather actors (Options.Gatherers), each holding
 //     many in-flight searches keyed by search id, with one timer driving a queue
 //     of search deadlines.
 //   - a dispatcher that hands mailbox wake-ups to long-lived worker goroutines,
-//     falling back to a fresh goroutine when none is idle.
+//     falling back to a fresh goroutine when none is idle, and a mailbox that
+//     allocates nothing per message or wake-up.
 //
 // Search and SearchStream submit a Job: the caller's goroutine registers the search
 // with a gather actor and sends one request per Step straight to a retriever actor,

@@ -180,7 +180,9 @@ type Update struct {
 
 // Options configures a System. The zero value is usable.
 type Options struct {
-	// MailboxSize bounds each retriever actor's mailbox; default 64*GOMAXPROCS.
+	// MailboxSize bounds the requests waiting in each retriever actor's mailbox;
+	// default 64*GOMAXPROCS. A step finding every mailbox of its kind full is answered
+	// at once as TimedOut with ErrOverloaded.
 	MailboxSize int
 	// PerKind is the number of retriever actors per index.Kind; default 1.
 	PerKind int

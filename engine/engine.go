@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -238,8 +239,9 @@ func (e *Engine) Reload(ctx context.Context) error {
 		return err
 	}
 	if colSnap == nil {
-		if b, err := g.ColumnSnapshotBytes(); err == nil {
-			if err := e.store.PutBlob(colKey, b); err != nil {
+		var b bytes.Buffer
+		if err := g.ColumnSnapshot(&b); err == nil {
+			if err := e.store.PutBlob(colKey, b.Bytes()); err != nil {
 				e.log.Warn("keeping the column snapshot failed", "err", err)
 			}
 		}

@@ -145,7 +145,7 @@ func (e *Engine) signals(st *state, p *query.Parsed, req *registry.SearchRequest
 	s := rank.Signals{
 		Intents: p.Intents, Entities: p.Entities, Symptoms: p.Symptoms,
 		Forbidden: p.Forbidden, Constraints: p.Constraints,
-		Terms: rank.QueryTerms(p.Terms), IDs: p.IDs,
+		Terms: withConcepts(slices.Clone(p.Terms), p.Text), IDs: p.IDs,
 		ExplicitWrite: p.ExplicitWrite, Browse: p.Browse, Scope: p.Scope, Lang: p.Lang,
 	}
 	if req.Within != "" {
@@ -307,8 +307,18 @@ func round4(f float64) float64 {
 	return math.Round(f*1e4) / 1e4
 }
 
-// analyzeTerms is the term function of the rank term cache.
-func analyzeTerms(s string) []string { return text.Analyze(s) }
+// analyzeTerms is the term function of the rank term cache: the analysed terms of s plus
+// its concepts, marked with "~", so when_to_use text in one language meets a query in the
+// other.
+func analyzeTerms(s string) []string { return withConcepts(text.Analyze(s), s) }
+
+// withConcepts appends "~name" for every concept named in s.
+func withConcepts(terms []string, s string) []string {
+	for _, c := range text.ConceptsIn(s) {
+		terms = append(terms, "~"+c)
+	}
+	return terms
+}
 
 // Probe runs one retriever alone on the current generation — no actors, fusion or rerank —
 // with the same normalisation and pre-filter as Search, and returns the capabilities it

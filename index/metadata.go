@@ -199,21 +199,18 @@ func (g *Generation) retrieveMetadata(q *Query, allow *roaring.Bitmap, limit int
 	if len(keys) == 0 {
 		return nil
 	}
+	bits := s.allowBits(allow, g.n)
 	acc, seen := s.dense(g.n)
 	buf := s.ids[:0]
+	if cap(buf) < 256 {
+		buf = make([]uint32, 256)
+	}
+	buf = buf[:cap(buf)]
 	for _, k := range keys {
-		docs := k.post.docs
-		if allow != nil && docs.GetCardinality() > 4096 {
-			docs = roaring.And(docs, allow)
-		}
-		it := docs.ManyIterator()
-		if cap(buf) < 256 {
-			buf = make([]uint32, 256)
-		}
-		buf = buf[:cap(buf)]
+		it := k.post.docs.ManyIterator()
 		for n := it.NextMany(buf); n > 0; n = it.NextMany(buf) {
 			for _, d := range buf[:n] {
-				if allow != nil && !allow.Contains(d) {
+				if !has(bits, d) {
 					continue
 				}
 				if seen[d] == 0 {

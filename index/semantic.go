@@ -306,14 +306,13 @@ func (g *Generation) semanticSparse(q *Query, allow *roaring.Bitmap, limit int) 
 		w := v.Val[i]
 		a, b := x.off[l], x.off[l+1]
 		ub := max(w*x.maxV[l], w*x.minV[l], 0)
-		s.terms = append(s.terms, qterm{docs: x.docs[a:b:b], q8: x.q8[a:b:b], w: w * x.scale[l], ub: ub})
+		neg := min(w*x.maxV[l], w*x.minV[l]) < 0
+		s.terms = append(s.terms, qterm{docs: x.docs[a:b:b], q8: x.q8[a:b:b], w: w * x.scale[l], ub: ub, neg: neg})
 	}
 	if len(s.terms) == 0 {
 		return nil
 	}
-	s.top.reset(limit)
-	maxScore(s, allow)
-	return hitsOf(s.top.best(), semNames)
+	return hitsOf(scoreTerms(s, s.allowBits(allow, g.n), g.n, limit), semNames)
 }
 
 // semanticBrute is the exact reference: a dot product with every allowed vector.

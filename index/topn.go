@@ -111,9 +111,9 @@ type scratch struct {
 	acc   []float32 // dense per-doc accumulator, zero between uses
 	seen  []uint32  // dense per-doc marks, zero between uses
 	docs  []uint32  // touched docs
-	strs  []string
 	keys  []metaKey
 	ids   []uint32
+	bits  []uint64 // dense allow bitset
 }
 
 // dense returns the zeroed accumulators sized for n docs.
@@ -134,7 +134,7 @@ func (s *scratch) clearTouched() {
 	s.docs = s.docs[:0]
 }
 
-// qterm is one query term over a posting list, with a cursor.
+// qterm is one query term over a posting list.
 type qterm struct {
 	docs  []uint32
 	imps  []float32 // impact per posting, or nil when q8 holds them
@@ -142,8 +142,8 @@ type qterm struct {
 	masks []uint16  // field bits per posting; nil when the index has none
 	w     float32   // query-side weight (idf × term weight, or the query vector's value)
 	ub    float32   // upper bound of w × impact over the list (≥ 0)
+	neg   bool      // some posting may contribute a negative score
 	flag  uint32    // bits OR-ed into the candidate's mask when this term matches
-	pos   int
 }
 
 func (q *qterm) at(i int) (float32, uint32) {
@@ -184,131 +184,6 @@ func seek(docs []uint32, pos int, target uint32) int {
 		}
 	}
 	return lo
-}
-
-// boundSlack inflates upper bounds so float32 rounding never prunes a document that ties.
-const boundSlack = 1.0001
-
-// maxScore scores the union of the terms' posting lists into top, skipping documents that
-// cannot enter it (MaxScore, Turtle & Flood 1995): terms are ordered by upper bound; the
-// prefix whose bounds sum to at most the current floor is "non-essential" — a document found
-// only there cannot enter — so only the essential lists are walked and the others are probed
-// by galloping search, and only while the document can still beat the floor. Documents not
-// in allow (when allow is non-nil) are skipped.
-func maxScore(s *scratch, allow *roaring.Bitmap) {
-	terms, top := s.terms, &s.top
-	for i := range terms {
-		terms[i].pos = 0
-	}
-	slices.SortFunc(terms, func(a, b qterm) int {
-		switch {
-		case a.ub < b.ub:
-			return -1
-		case a.ub > b.ub:
-			return 1
-		}
-		return 0
-	})
-	s.cum = s.cum[:0]
-	var sum float32
-	for i := range terms {
-		sum += terms[i].ub * boundSlack
-		s.cum = append(s.cum, sum)
-	}
-	cum := s.cum
-	if allow != nil {
-		var total int
-		for i := range terms {
-			total += len(terms[i].docs)
-		}
-		if c := allow.GetCardinality(); c*16 < uint64(total) {
-			scoreAllowed(s, allow)
-			return
-		}
-	}
-	floor := top.floor()
-	e := 0
-	for e < len(terms) && cum[e] <= floor {
-		e++
-	}
-	for e < len(terms) {
-		d := ^uint32(0)
-		for i := e; i < len(terms); i++ {
-			t := &terms[i]
-			if t.pos < len(t.docs) && t.docs[t.pos] < d {
-				d = t.docs[t.pos]
-			}
-		}
-		if d == ^uint32(0) {
-			return
-		}
-		var sc float32
-		var mask uint32
-		for i := e; i < len(terms); i++ {
-			t := &terms[i]
-			if t.pos < len(t.docs) && t.docs[t.pos] == d {
-				v, m := t.at(t.pos)
-				sc += v
-				mask |= m
-				t.pos++
-			}
-		}
-		if allow != nil && !allow.Contains(d) {
-			continue
-		}
-		for i := e - 1; i >= 0; i-- {
-			if sc+cum[i] <= floor {
-				break
-			}
-			t := &terms[i]
-			t.pos = seek(t.docs, t.pos, d)
-			if t.pos < len(t.docs) && t.docs[t.pos] == d {
-				v, m := t.at(t.pos)
-				sc += v
-				mask |= m
-			}
-		}
-		if sc <= floor {
-			continue
-		}
-		if top.push(cand{doc: d, score: sc, mask: mask}) && top.full() {
-			floor = top.floor()
-			for e < len(terms) && cum[e] <= floor {
-				e++
-			}
-		}
-	}
-}
-
-// scoreAllowed scores only the allowed documents, seeking each posting list to them; used
-// when allow is much smaller than the posting lists.
-func scoreAllowed(s *scratch, allow *roaring.Bitmap) {
-	terms, top := s.terms, &s.top
-	it := allow.Iterator()
-	for it.HasNext() {
-		d := it.Next()
-		var sc float32
-		var mask uint32
-		live := false
-		for i := range terms {
-			t := &terms[i]
-			t.pos = seek(t.docs, t.pos, d)
-			if t.pos < len(t.docs) {
-				live = true
-				if t.docs[t.pos] == d {
-					v, m := t.at(t.pos)
-					sc += v
-					mask |= m
-				}
-			}
-		}
-		if !live {
-			return
-		}
-		if sc > top.floor() {
-			top.push(cand{doc: d, score: sc, mask: mask})
-		}
-	}
 }
 
 // nameTable turns match masks into shared, read-only name slices, built once per mask.

@@ -851,8 +851,8 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// writeJSONString writes s as a JSON string without HTML escaping; invalid UTF-8 becomes
-// U+FFFD.
+// writeJSONString writes s as a JSON string without HTML escaping. Invalid UTF-8 becomes
+// U+FFFD; DEL, U+2028 and U+2029 are always escaped, so one string has one encoding.
 func writeJSONString(w *bytes.Buffer, s string) {
 	const hex = "0123456789abcdef"
 	w.WriteByte('"')
@@ -888,7 +888,7 @@ func writeJSONString(w *bytes.Buffer, s string) {
 		if (r == utf8.RuneError && size == 1) || r == '\u2028' || r == '\u2029' {
 			w.WriteString(s[start:i])
 			if r == utf8.RuneError {
-				w.WriteString(`\ufffd`)
+				w.WriteRune(utf8.RuneError) // what decoding the string yields, so forms agree
 			} else {
 				fmt.Fprintf(w, `\u%04x`, r)
 			}

@@ -6,30 +6,30 @@ package query
 
 // cue names (entry values of kind kCue).
 const (
-	cueNeg       = "neg"       // negation: forbids the verb right after it
-	cueNegBare   = "neg_bare"  // "不": negation only at a clause start or after 先/也/就/暂时
-	cueBie       = "neg_bie"   // "别": negation unless part of a word (特别, 区别, 识别 …)
+	cueNeg       = "neg"      // negation: forbids the verb right after it
+	cueNegBare   = "neg_bare" // "不": negation only at a clause start or after 先/也/就/暂时
+	cueBie       = "neg_bie"  // "别": negation unless part of a word (特别, 区别, 识别 …)
 	cueReadFirst = "read_first"
 	cueWhy       = "why" // asks for a cause: intent diagnose
 	cueDryRun    = "dry_run"
 	cueReadOnly  = "read_only"
 	cueConfirm   = "confirm_first"
 	cueOffline   = "no_network"
-	cueBrowse    = "browse"      // a browse request by itself
-	cueBrowseQ   = "browse_q"    // a browse request when a generic noun (能力, tools) is near
-	cueGeneric   = "generic"     // tools, capabilities, 能力, 工具 …
-	cueOutcome   = "outcome"     // the desired result follows
-	cueRequest   = "request"     // 帮我, please: an explicit request
-	cueQuestion  = "question"    // how to, 怎么: asking about, not asking for
-	cueWithin    = "within"      // a scope follows
-	cueCoord     = "coord"       // or, 或: coordinates verbs under one negation
-	cueStop      = "scope_stop"  // but, 而是: ends a negation scope
-	cueFirst     = "first"       // "first" after a read verb: read first
-	cueXian      = "xian"        // "先" before a read verb: read first
-	cueAfter     = "after"       // after, since: the next verb is a past event
-	cueEventTail = "event_tail"  // 后, 之后, 完: the verb before is a past event
-	cueFiller    = "filler"      // skipped between a negation and its verb
-	cueBefore    = "before"      // "before" + a write verb: read first
+	cueBrowse    = "browse"     // a browse request by itself
+	cueBrowseQ   = "browse_q"   // a browse request when a generic noun (能力, tools) is near
+	cueGeneric   = "generic"    // tools, capabilities, 能力, 工具 …
+	cueOutcome   = "outcome"    // the desired result follows
+	cueRequest   = "request"    // 帮我, please: an explicit request
+	cueQuestion  = "question"   // how to, 怎么: asking about, not asking for
+	cueWithin    = "within"     // a scope follows
+	cueCoord     = "coord"      // or, 或: coordinates verbs under one negation
+	cueStop      = "scope_stop" // but, 而是: ends a negation scope
+	cueFirst     = "first"      // "first" after a read verb: read first
+	cueXian      = "xian"       // "先" before a read verb: read first
+	cueAfter     = "after"      // after, since: the next verb is a past event
+	cueEventTail = "event_tail" // 后, 之后, 完: the verb before is a past event
+	cueFiller    = "filler"     // skipped between a negation and its verb
+	cueBefore    = "before"     // "before" + a write verb: read first
 )
 
 var cueTable = map[string][]string{
@@ -94,11 +94,11 @@ var cueTable = map[string][]string{
 		"how to", "how do", "how can", "how should", "should i", "怎么", "如何", "怎样", "是否", "要不要",
 		"该不该", "需不需要", "what happens if", "为什么", "能否",
 	},
-	cueWithin:    {"within", "inside", "under"},
-	cueCoord:     {"or", "nor", "或", "或者", "也不要", "也别", "也不", "还是"},
-	cueStop:      {"but", "instead", "only", "rather", "而是", "但", "但是", "只", "只是", "然后", "just check", "and then"},
-	cueFirst:     {"first"},
-	cueXian:      {"先"},
+	cueWithin: {"within", "inside", "under"},
+	cueCoord:  {"or", "nor", "或", "或者", "也不要", "也别", "也不", "还是"},
+	cueStop:   {"but", "instead", "only", "rather", "而是", "但", "但是", "只", "只是", "然后", "just check", "and then"},
+	cueFirst:  {"first"},
+	cueXian:   {"先"},
 	cueAfter: {
 		"after", "since", "already", "recently", "已经", "刚", "刚刚", "之前", "不能", "无法", "没法", "没办法",
 		"cant", "cannot", "can not", "wont", "doesnt", "does not", "didnt", "did not", "fails to",

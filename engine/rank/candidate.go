@@ -1,6 +1,10 @@
 package rank
 
-import "github.com/capdex/capdex/registry"
+import (
+	"slices"
+
+	"github.com/capdex/capdex/registry"
+)
 
 // Retriever names used in Source.Retriever and Weights.Of. They match index.Kind.String().
 const (
@@ -105,4 +109,47 @@ func less(a, b *Candidate) int {
 		return 1
 	}
 	return 0
+}
+
+// sortCands sorts cands best first (see less). It sorts a permutation of indices and then
+// moves each candidate once, following the permutation's cycles: a Candidate is large and
+// holds pointers, so moving it is far dearer than comparing.
+func sortCands(cands []Candidate) {
+	n := len(cands)
+	if n < 2 {
+		return
+	}
+	var buf [128]int32
+	var idx []int32
+	if n <= len(buf) {
+		idx = buf[:n]
+	} else {
+		idx = make([]int32, n)
+	}
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortFunc(idx, func(a, b int32) int { return less(&cands[a], &cands[b]) })
+	// new[j] = old[idx[j]], in place.
+	for i := range idx {
+		if idx[i] < 0 {
+			continue
+		}
+		if int(idx[i]) == i {
+			idx[i] = -1
+			continue
+		}
+		tmp := cands[i]
+		j := i
+		for {
+			k := int(idx[j])
+			idx[j] = -1
+			if k == i {
+				cands[j] = tmp
+				break
+			}
+			cands[j] = cands[k]
+			j = k
+		}
+	}
 }

@@ -1,10 +1,6 @@
 package rank
 
-import (
-	"slices"
-
-	"github.com/capdex/capdex/registry"
-)
+import "github.com/capdex/capdex/registry"
 
 // Weights are the per-retriever weights of the fusion and its rank constant K.
 type Weights struct {
@@ -106,7 +102,7 @@ func Fuse(cands []Candidate, w Weights) {
 		}
 		c.Fused, c.Score = sum, sum
 	}
-	slices.SortFunc(cands, func(a, b Candidate) int { return less(&a, &b) })
+	sortCands(cands)
 }
 
 // firstOf returns the index of the first evidence of ev[j]'s retriever that has ev[j]'s rank,

@@ -45,11 +45,11 @@ func TestFuse(t *testing.T) {
 			name: "default weights",
 			w:    DefaultWeights(),
 			cands: [][2]string{
-				{"maintenance.codex.update", "lexical:1 semantic:1 lexical:3"},        // duplicate lexical: best rank only
-				{"maintenance.codex.diagnose", "exact:1 lexical:2"},                   // 2/61 + 1.2/62
-				{"maintenance.codex.path_repair", "history:1 metadata:5 unknown:1"},   // unknown retriever weighs 0
-				{"maintenance.codex.reinstall", "semantic:0"},                         // rank 0 ignored
-				{"devops.docker.ps", "hierarchy:2 hierarchy:2"},                       // exact duplicate counted once
+				{"maintenance.codex.update", "lexical:1 semantic:1 lexical:3"},      // duplicate lexical: best rank only
+				{"maintenance.codex.diagnose", "exact:1 lexical:2"},                 // 2/61 + 1.2/62
+				{"maintenance.codex.path_repair", "history:1 metadata:5 unknown:1"}, // unknown retriever weighs 0
+				{"maintenance.codex.reinstall", "semantic:0"},                       // rank 0 ignored
+				{"devops.docker.ps", "hierarchy:2 hierarchy:2"},                     // exact duplicate counted once
 			},
 			want:    []string{"maintenance.codex.diagnose", "maintenance.codex.update", "maintenance.codex.path_repair", "devops.docker.ps", "maintenance.codex.reinstall"},
 			fused:   []float64{2.0/61 + 1.2/62, 1.2/61 + 1.0/61, 0.4/61 + 1.4/65, 0.8 / 62, 0},

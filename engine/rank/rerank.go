@@ -173,6 +173,8 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 			}
 		}
 	}
+	var numBuf [64]uint32
+	nums := opts.Terms.numbers(numBuf[:0], terms)
 	arena := matchArena(cands, s)
 	for i := range cands {
 		c := &cands[i]
@@ -193,7 +195,7 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 		add(CompSymptom, opts.SymptomBonus*float64(min(len(c.MatchedSymptoms), opts.MaxSymptoms)))
 		if len(terms) > 0 {
 			if opts.WhenToUseBonus != 0 && len(cp.WhenToUse) > 0 {
-				add(CompWhenToUse, opts.WhenToUseBonus*opts.Terms.coverage(c, terms, false))
+				add(CompWhenToUse, opts.WhenToUseBonus*opts.Terms.coverage(c, nums, terms, false))
 			}
 		}
 		if s.Scope != "" && (cp.ID == s.Scope || strings.HasPrefix(cp.ID, s.Scope) && len(cp.ID) > len(s.Scope) && cp.ID[len(s.Scope)] == '.') {
@@ -209,7 +211,7 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 			add(CompRisk, -risk)
 		}
 		if len(terms) > 0 && opts.WhenNotToUsePenalty != 0 && len(cp.WhenNotToUse) > 0 {
-			if cov := opts.Terms.coverage(c, terms, true); cov >= opts.WhenNotToUseMin {
+			if cov := opts.Terms.coverage(c, nums, terms, true); cov >= opts.WhenNotToUseMin {
 				add(CompWhenNotToUse, -opts.WhenNotToUsePenalty*cov)
 			}
 		}
@@ -223,7 +225,7 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 		}
 		c.Score = score
 	}
-	slices.SortFunc(cands, func(a, b Candidate) int { return less(&a, &b) })
+	sortCands(cands)
 }
 
 func availabilityPenalty(a registry.Availability, o *RerankOptions) float64 {

@@ -10,38 +10,38 @@ import (
 )
 
 // TermCache holds the analysed when_to_use and when_not_to_use entries of every capability of
-// one index generation, so Rerank compares sorted term lists instead of analysing text on
-// every call. It is immutable after NewTermCache and safe for concurrent use.
+// one index generation, so Rerank compares sorted lists of term numbers instead of analysing
+// text on every call. It is immutable after NewTermCache and safe for concurrent use.
 type TermCache struct {
 	caps   []*registry.Capability
-	use    [][][]string // [doc][entry] sorted unique terms
-	notUse [][][]string
+	ids    map[string]uint32 // term → number
+	use    [][][]uint32      // [doc][entry] sorted unique term numbers
+	notUse [][][]uint32
 }
 
 // NewTermCache analyses the entries of caps, whose positions are their docIDs (as in
 // registry.Snapshot.Caps). analyze should return the same kind of terms as the query's
-// Signals.Terms (for example text.Analyze plus "~"-prefixed concept names). Equal terms are
-// stored once.
+// Signals.Terms (for example text.Analyze plus "~"-prefixed concept names).
 func NewTermCache(caps []*registry.Capability, analyze func(string) []string) *TermCache {
-	t := &TermCache{caps: caps, use: make([][][]string, len(caps)), notUse: make([][][]string, len(caps))}
-	intern := make(map[string]string)
-	prep := func(entries []string) [][]string {
+	t := &TermCache{caps: caps, ids: make(map[string]uint32), use: make([][][]uint32, len(caps)), notUse: make([][][]uint32, len(caps))}
+	prep := func(entries []string) [][]uint32 {
 		if len(entries) == 0 {
 			return nil
 		}
-		out := make([][]string, 0, len(entries))
+		out := make([][]uint32, 0, len(entries))
 		for _, e := range entries {
 			ts := analyze(e)
-			slices.Sort(ts)
-			ts = slices.Compact(ts)
-			for i, x := range ts {
-				if y, ok := intern[x]; ok {
-					ts[i] = y
-				} else {
-					intern[x] = x
+			nums := make([]uint32, 0, len(ts))
+			for _, x := range ts {
+				id, ok := t.ids[x]
+				if !ok {
+					id = uint32(len(t.ids))
+					t.ids[strings.Clone(x)] = id
 				}
+				nums = append(nums, id)
 			}
-			out = append(out, slices.Clip(ts))
+			slices.Sort(nums)
+			out = append(out, slices.Clip(slices.Compact(nums)))
 		}
 		return out
 	}
@@ -52,10 +52,25 @@ func NewTermCache(caps []*registry.Capability, analyze func(string) []string) *T
 	return t
 }
 
+// numbers returns the sorted numbers of the query terms the cache knows, appended to dst.
+func (t *TermCache) numbers(dst []uint32, terms []string) []uint32 {
+	if t == nil {
+		return dst
+	}
+	for _, x := range terms {
+		if id, ok := t.ids[x]; ok {
+			dst = append(dst, id)
+		}
+	}
+	slices.Sort(dst)
+	return slices.Compact(dst)
+}
+
 // coverage returns the best share, over c's when_to_use (or when_not_to_use) entries, of an
-// entry's terms found in the sorted query terms. A nil cache, or one built for another
-// generation, falls back to substring tests on the raw entries.
-func (t *TermCache) coverage(c *Candidate, terms []string, not bool) float64 {
+// entry's terms found in the query (nums: the query's term numbers, terms: its terms). A
+// nil cache, or one built for another generation, falls back to substring tests on the
+// raw entries.
+func (t *TermCache) coverage(c *Candidate, nums []uint32, terms []string, not bool) float64 {
 	raw := c.Cap.WhenToUse
 	if not {
 		raw = c.Cap.WhenNotToUse
@@ -70,7 +85,7 @@ func (t *TermCache) coverage(c *Candidate, terms []string, not bool) float64 {
 			if len(e) == 0 {
 				continue
 			}
-			if v := float64(intersect(e, terms)) / float64(len(e)); v > best {
+			if v := float64(intersect(e, nums)) / float64(len(e)); v > best {
 				best = v
 			}
 		}
@@ -96,7 +111,7 @@ func (t *TermCache) coverage(c *Candidate, terms []string, not bool) float64 {
 }
 
 // intersect counts the common elements of two sorted unique lists.
-func intersect(a, b []string) int {
+func intersect(a, b []uint32) int {
 	n, i, j := 0, 0, 0
 	for i < len(a) && j < len(b) {
 		switch {
