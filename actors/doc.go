@@ -16,8 +16,8 @@
 //     many in-flight searches keyed by search id, with one timer driving a queue
 //     of search deadlines.
 //   - a dispatcher that hands mailbox wake-ups to long-lived worker goroutines,
-//     falling back to a fresh goroutine when none is idle, and a mailbox that
-//     allocates nothing per message or wake-up.
+//     falling back to a fresh goroutine when none is idle, and a mailbox with no
+//     allocation per message or per wake-up.
 //
 // Search and SearchStream submit a Job: the caller's goroutine registers the search
 // with a gather actor and sends one request per Step straight to a retriever actor,
@@ -38,7 +38,7 @@
 //     called concurrently for one search, but calls for different searches may run
 //     concurrently on different gather actors. A slow Rank delays the other searches
 //     of its gather actor.
-//   - The *Gathered passed to Rank, its Evidence and Pending slices and its
+//   - The *Gathered passed to Rank, its Planned, Evidence and Pending slices and its
 //     Candidates bitmap are reused after Rank returns: Rank must copy what it keeps.
 //     Evidence.Hits slices are whatever the RetrieveFunc returned and are not reused.
 //   - A retriever actor runs one RetrieveFunc at a time. A RetrieveFunc that ignores
@@ -47,4 +47,6 @@
 //     on time. Raise Options.PerKind to run several RetrieveFuncs of one kind at once.
 //   - The context given to a RetrieveFunc is valid only until it returns. Close
 //     cancels it; Close waits for running RetrieveFuncs to return.
+//   - A RetrieveFunc or RankFunc must not call Search, SearchStream or Close of its
+//     own System: it would wait for the actor it runs on.
 package actors

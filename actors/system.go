@@ -28,7 +28,6 @@ type System struct {
 	actors  *actor.ActorSystem
 	root    *actor.RootContext
 	workers *workerPool
-	log     *slog.Logger
 
 	kinds       [index.NumKinds][]*retriever
 	next        [index.NumKinds]atomic.Uint32 // round-robin position per kind
@@ -66,7 +65,6 @@ func New(opts Options) *System {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &System{
-		log:         log,
 		mailboxSize: int32(min(opts.MailboxSize, 1<<30)),
 		workers:     newWorkerPool(opts.Workers, throughput),
 	}

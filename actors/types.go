@@ -170,7 +170,7 @@ type Job struct {
 
 // Update is one response of SearchStream.
 type Update struct {
-	// Response is the RankFunc's result (nil only when Err is set).
+	// Response is the RankFunc's result (nil when Err is set).
 	Response *registry.SearchResponse
 	// Final is set on the last update, after which the channel is closed.
 	Final bool

@@ -409,17 +409,26 @@ func writeLine(w io.Writer, v any) {
 	w.Write(append(b, '\n'))
 }
 
-// progress draws a bar on a terminal-ish writer once a run has lasted a second.
+// progress draws a bar once a run has lasted a second: redrawn in place on a terminal,
+// a line per quarter elsewhere (logs stay readable).
 type progress struct {
 	w     io.Writer
+	tty   bool
 	n     int
 	start time.Time
 	last  time.Time
 	shown bool
+	quart int
 }
 
 func newProgress(w io.Writer, n int) *progress {
-	return &progress{w: w, n: n, start: time.Now()}
+	p := &progress{w: w, n: n, start: time.Now()}
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			p.tty = true
+		}
+	}
+	return p
 }
 
 func (p *progress) step(i int) {
@@ -430,15 +439,24 @@ func (p *progress) step(i int) {
 	if now.Sub(p.start) < time.Second || now.Sub(p.last) < 100*time.Millisecond {
 		return
 	}
-	p.last, p.shown = now, true
+	p.last = now
 	const width = 30
 	done := i * width / p.n
-	fmt.Fprintf(p.w, "\r[%s%s] %d/%d", strings.Repeat("#", done), strings.Repeat(".", width-done), i, p.n)
+	if p.tty {
+		p.shown = true
+		fmt.Fprintf(p.w, "\r[%s%s] %d/%d", strings.Repeat("#", done), strings.Repeat(".", width-done), i, p.n)
+	} else if q := 4 * i / p.n; q > p.quart {
+		p.quart, p.shown = q, true
+		fmt.Fprintf(p.w, "%d/%d (%d%%) %.1fs\n", i, p.n, 100*i/p.n, now.Sub(p.start).Seconds())
+	}
 }
 
 func (p *progress) done() {
-	if p.shown {
+	switch {
+	case p.shown && p.tty:
 		fmt.Fprintf(p.w, "\r[%s] %d/%d %.1fs\n", strings.Repeat("#", 30), p.n, p.n, time.Since(p.start).Seconds())
+	case p.shown:
+		fmt.Fprintf(p.w, "%d/%d done in %.1fs\n", p.n, p.n, time.Since(p.start).Seconds())
 	}
 }
 

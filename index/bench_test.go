@@ -95,8 +95,11 @@ func BenchmarkRetrieve(b *testing.B) {
 				allow := g.Filter(benchRC, FilterSpec{})
 				ctx := context.Background()
 				hits := 0
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
 				b.ReportAllocs()
 				b.ResetTimer()
+				cpu := threadCPU()
 				for i := 0; i < b.N; i++ {
 					q := qs[i%len(qs)]
 					q.User = "alice"
@@ -106,6 +109,7 @@ func BenchmarkRetrieve(b *testing.B) {
 					}
 					hits += len(h)
 				}
+				b.ReportMetric(float64(threadCPU()-cpu)/float64(b.N), "cpu-ns/op")
 				b.ReportMetric(float64(hits)/float64(b.N), "hits/op")
 			})
 		}
@@ -133,11 +137,15 @@ func BenchmarkFilter(b *testing.B) {
 		b.Run("catalog="+size.name, func(b *testing.B) {
 			g := benchGeneration(b, size.n)
 			specs := []FilterSpec{{}, {SideEffectMax: registry.SideEffectRead}, {Types: []registry.ResourceType{registry.TypeAction}}, {Within: "maintenance"}}
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu := threadCPU()
 			for i := 0; i < b.N; i++ {
 				g.Filter(benchRC, specs[i%len(specs)])
 			}
+			b.ReportMetric(float64(threadCPU()-cpu)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }

@@ -3,8 +3,6 @@ package index
 import (
 	"slices"
 	"sync"
-
-	"github.com/RoaringBitmap/roaring/v2"
 )
 
 // cand is a scored document with the bits of what matched.

@@ -109,7 +109,9 @@ func TestParseToken(t *testing.T) {
 	}
 	good := tok.String()
 	parts := strings.Split(good, ".")
-	payload := func(p string) string { return strings.Join([]string{parts[0], parts[1], b64.EncodeToString([]byte(p)), parts[3]}, ".") }
+	payload := func(p string) string {
+		return strings.Join([]string{parts[0], parts[1], b64.EncodeToString([]byte(p)), parts[3]}, ".")
+	}
 	tests := []struct {
 		name string
 		in   string

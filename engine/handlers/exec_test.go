@@ -298,6 +298,34 @@ func TestExecNetworkIsolation(t *testing.T) {
 	}
 }
 
+// TestExecIsolationModes checks each namespace mode this machine supports on its own: the
+// child must not reach a listener of the parent on loopback.
+func TestExecIsolationModes(t *testing.T) {
+	addr := listen(t)
+	supported := 0
+	for _, mode := range []string{IsolationNetNS, IsolationUserNetNS} {
+		t.Run(mode, func(t *testing.T) {
+			if err := probeMode(mode); err != nil {
+				t.Logf("mode %s not available here: %v", mode, err)
+				return
+			}
+			supported++
+			e := &Exec{isolation: func() (string, error) { return mode, nil }}
+			res, err := e.Run(context.Background(), Request{Cap: dialCap(t, addr, registry.NetworkNone, registry.SideEffectImpact)})
+			if err != nil || res.Network != NetworkIsolated {
+				t.Fatalf("run: %v network %q (stderr %q)", err, res.Network, res.Stderr)
+			}
+			if got := dialOutcome(t, res); !strings.HasPrefix(got, "error:") {
+				t.Fatalf("isolated child reached the parent's listener: %q", got)
+			}
+			t.Logf("mode %s: child dial %s", mode, dialOutcome(t, res))
+		})
+	}
+	if _, err := NetworkIsolation(); (err == nil) != (supported > 0) {
+		t.Fatalf("NetworkIsolation err %v but %d modes work", err, supported)
+	}
+}
+
 func TestExecNetworkUnenforceable(t *testing.T) {
 	addr := listen(t)
 	noIso := &Exec{isolation: func() (string, error) { return "", ErrNetworkUnenforceable }}

@@ -27,8 +27,10 @@ var isolation struct {
 }
 
 // NetworkIsolation reports how this machine enforces network_policy none for exec handlers:
-// IsolationUserNetNS or IsolationNetNS, or "" and the reason when it cannot. The probe starts
-// one short process ("true", else /bin/sh) in each mode, once per process; the result is cached.
+// IsolationNetNS (preferred: the child keeps capdex's exact credentials; needs
+// CAP_SYS_ADMIN, e.g. root) or IsolationUserNetNS (unprivileged, where user namespaces are
+// allowed), or "" and the reason when neither works. The probe starts one short process
+// ("true", else /bin/sh) per mode tried, once per process; the result is cached.
 func NetworkIsolation() (string, error) {
 	isolation.once.Do(func() {
 		isolation.mode, isolation.err = probeIsolation()
@@ -37,24 +39,29 @@ func NetworkIsolation() (string, error) {
 }
 
 func probeIsolation() (string, error) {
-	bin, err := exec.LookPath("true")
-	args := []string{}
-	if err != nil {
-		bin, args = "/bin/sh", []string{"-c", "exit 0"}
-	}
 	var errs []error
-	for _, mode := range []string{IsolationUserNetNS, IsolationNetNS} {
-		cmd := exec.Command(bin, args...)
-		cmd.Env = []string{}
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-		applyIsolation(cmd.SysProcAttr, mode)
-		if err := cmd.Run(); err != nil {
+	for _, mode := range []string{IsolationNetNS, IsolationUserNetNS} {
+		if err := probeMode(mode); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", mode, err))
 			continue
 		}
 		return mode, nil
 	}
 	return "", fmt.Errorf("%w: %w", ErrNetworkUnenforceable, errors.Join(errs...))
+}
+
+// probeMode starts one trivial process isolated by mode.
+func probeMode(mode string) error {
+	bin, err := exec.LookPath("true")
+	args := []string{}
+	if err != nil {
+		bin, args = "/bin/sh", []string{"-c", "exit 0"}
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = []string{}
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	applyIsolation(cmd.SysProcAttr, mode)
+	return cmd.Run()
 }
 
 // applyIsolation sets the clone flags of mode on attr.

@@ -93,7 +93,7 @@ func Fuse(cands []Candidate, w Weights) {
 		for j := range c.Evidence {
 			e := &c.Evidence[j]
 			wt := w.Of(e.Retriever)
-			if e.Rank < 1 || wt == 0 || c.best(e.Retriever) != e.Rank || firstOf(c.Evidence, j) != j {
+			if e.Rank < 1 || wt == 0 || shadowed(c.Evidence, j) {
 				continue
 			}
 			v := wt / (k + float64(e.Rank))
@@ -105,15 +105,17 @@ func Fuse(cands []Candidate, w Weights) {
 	sortCands(cands)
 }
 
-// firstOf returns the index of the first evidence of ev[j]'s retriever that has ev[j]'s rank,
-// so a duplicated evidence is counted once.
-func firstOf(ev []Source, j int) int {
-	for i := 0; i < j; i++ {
-		if ev[i].Retriever == ev[j].Retriever && ev[i].Rank == ev[j].Rank {
-			return i
+// shadowed reports whether another evidence of ev[j]'s retriever has a better rank (or the
+// same rank earlier), so each retriever counts once, at its best rank.
+func shadowed(ev []Source, j int) bool {
+	e := &ev[j]
+	for i := range ev {
+		o := &ev[i]
+		if i != j && o.Rank >= 1 && o.Retriever == e.Retriever && (o.Rank < e.Rank || o.Rank == e.Rank && i < j) {
+			return true
 		}
 	}
-	return j
+	return false
 }
 
 // rerankComponents is the room Fuse leaves in a fresh Breakdown for Rerank's addends.

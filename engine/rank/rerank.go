@@ -294,7 +294,7 @@ func matchInto(dst, arena, have, want []string) ([]string, []string) {
 
 func containsFold(list []string, s string) bool {
 	for _, x := range list {
-		if x == s || strings.EqualFold(x, s) {
+		if x == s || len(x) == len(s) && strings.EqualFold(x, s) {
 			return true
 		}
 	}

@@ -1,6 +1,7 @@
 package embed
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -205,15 +206,7 @@ func finish(feats []feat) SparseVector {
 	if len(feats) == 0 {
 		return SparseVector{}
 	}
-	slices.SortFunc(feats, func(a, b feat) int {
-		switch {
-		case a.idx < b.idx:
-			return -1
-		case a.idx > b.idx:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(feats, func(a, b feat) int { return cmp.Compare(a.idx, b.idx) })
 	n := 1
 	for i := 1; i < len(feats); i++ {
 		if feats[i].idx != feats[i-1].idx {

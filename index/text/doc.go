@@ -20,6 +20,9 @@
 //     yields its joined form ("youtub", "github", …), so a query typed in lower case still
 //     meets it.
 //
+// Scanner is the single-pass tokenizer under all of these; it is exported for callers that
+// need the folded words themselves without allocating (the hashed embedder).
+//
 // The bilingual concept lexicon (concepts.txt, embedded) maps common task verbs and objects
 // between English and Chinese: Concepts("删除") and Concepts("deleting") both give
 // ["delete"]. ConceptsIn scans a whole text: English words (and short phrases such as

@@ -28,9 +28,14 @@ type Lexicon struct {
 	maxRunes int
 }
 
+// blockName names the lines of blockers: words that longest match consumes without naming
+// a concept, so a short member does not fire inside them (包含 "contain" is not 包).
+const blockName = "-"
+
 // ParseLexicon reads a lexicon in the concepts.txt format: one group per line,
 // "name: member member ...", blank lines and lines starting with "#" ignored. Names are
-// lowercase [a-z0-9_] and unique. An English member is folded, split into words (so
+// lowercase [a-z0-9_] and unique. Lines named "-" list blockers: words matched (and so
+// skipped) like members, naming no concept. An English member is folded, split into words (so
 // "sign_in" and "e-mail" are phrases) and stemmed; a Chinese member must be all CJK.
 // Errors wrap ErrLexicon and name the line.
 func ParseLexicon(data []byte) (*Lexicon, error) {
@@ -46,6 +51,24 @@ func ParseLexicon(data []byte) (*Lexicon, error) {
 		}
 		name, rest, ok := strings.Cut(s, ":")
 		name = strings.TrimSpace(name)
+		if ok && name == blockName {
+			for _, m := range strings.Fields(rest) {
+				key, words, runes, err := memberKey(m)
+				if err != nil {
+					return nil, fmt.Errorf("%w: line %d: blocker %q: %s", ErrLexicon, line, m, err)
+				}
+				if _, taken := l.byKey[key]; !taken {
+					l.byKey[key] = nil
+				}
+				if words > 1 {
+					first, _, _ := strings.Cut(key, " ")
+					l.phraseStarts[first] = struct{}{}
+				}
+				l.maxWords = max(l.maxWords, words)
+				l.maxRunes = max(l.maxRunes, runes)
+			}
+			continue
+		}
 		if !ok || !validName(name) {
 			return nil, fmt.Errorf("%w: line %d: want \"name: members\" with a lowercase [a-z0-9_] name", ErrLexicon, line)
 		}
@@ -176,7 +199,7 @@ func (l *Lexicon) Members(name string) []string { return slices.Clone(l.members[
 func (l *Lexicon) Overlaps() map[string][]string {
 	out := map[string][]string{}
 	for k, names := range l.byKey {
-		if len(names) > 1 {
+		if len(names) > 1 { // blockers have none
 			out[k] = slices.Clone(names)
 		}
 	}
@@ -198,10 +221,7 @@ func (l *Lexicon) Concepts(term string) []string {
 	for i, w := range ws {
 		ws[i] = Stem(w)
 	}
-	if names, ok := l.byKey[strings.Join(ws, " ")]; ok {
-		return slices.Clone(names)
-	}
-	return nil
+	return slices.Clone(l.byKey[strings.Join(ws, " ")])
 }
 
 // ConceptsIn returns every concept named anywhere in s, each once, in order of first

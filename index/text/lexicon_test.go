@@ -123,6 +123,9 @@ func TestConceptsIn(t *testing.T) {
 		{name: "joined brand", in: "open YouTube", want: []string{"open", "youtube"}},
 		{name: "repeats once", in: "delete, remove, 删除", want: []string{"delete"}},
 		{name: "cities and flight", in: "北京到上海的机票", want: []string{"beijing", "shanghai", "flight"}},
+		{name: "english blocker phrase", in: "in order to sort results", want: []string{"sort"}},
+		{name: "phrase member of another group", in: "order by date", want: []string{"sort", "date"}},
+		{name: "api description noise", in: "Returns the list of items; call the endpoint with a limit", want: []string{"list", "api"}},
 		{name: "nothing", in: "the of and", want: nil},
 		{name: "bad input", in: "\xff\x00删除\x1b", want: []string{"delete"}},
 	}
@@ -185,5 +188,33 @@ func TestParseLexicon(t *testing.T) {
 			}
 			tt.check(t, l)
 		})
+	}
+}
+
+func TestLexiconBlockers(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     []string
+	}{
+		{name: "blocker hides short member", in: "包含文件", want: []string{"file"}},
+		{name: "short member alone", in: "安装这个包", want: []string{"install", "package"}},
+		{name: "blocker is no concept", in: "包括", want: nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ConceptsIn(tt.in); !slices.Equal(got, tt.want) {
+				t.Errorf("ConceptsIn(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+	if got := Concepts("包含"); got != nil {
+		t.Errorf("Concepts of a blocker = %v, want nil", got)
+	}
+	l, err := ParseLexicon([]byte("-: 包含\npackage: 包\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Len() != 1 || l.ConceptsIn("包含包") == nil || len(l.ConceptsIn("包含")) != 0 {
+		t.Errorf("parsed blockers: Len %d, ConceptsIn(包含包) %v", l.Len(), l.ConceptsIn("包含包"))
 	}
 }
