@@ -105,6 +105,7 @@ func BenchmarkDirect(b *testing.B) {
 	ctx := context.Background()
 	cands := roaring.New()
 	evidence := make([]Evidence, 0, len(job.Plan))
+	var docs []uint32
 	b.ReportAllocs()
 	for b.Loop() {
 		start := time.Now()
@@ -114,9 +115,7 @@ func BenchmarkDirect(b *testing.B) {
 			t0 := time.Now()
 			hits, err := job.Retrieve(ctx, st.Kind, job.Query, job.Allow, st.Limit)
 			ev := Evidence{Kind: st.Kind, Hits: hits, Err: err, Took: time.Since(t0)}
-			for _, h := range hits {
-				cands.Add(h.Doc)
-			}
+			docs = unionHits(cands, docs, hits)
 			evidence = append(evidence, ev)
 		}
 		g := Gathered{Planned: job.Plan, Evidence: evidence, Candidates: cands, Final: true, Elapsed: time.Since(start)}

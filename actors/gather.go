@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"time"
 
@@ -31,6 +32,7 @@ type search struct {
 	evidence []Evidence
 	pending  []index.Kind
 	cands    *roaring.Bitmap
+	docs     []uint32 // scratch for unionHits
 
 	// delivery: exactly one of done (blocking Search) and updates (SearchStream) is used.
 	done      chan struct{} // capacity 1; reused
@@ -195,9 +197,7 @@ func (g *gatherer) arrive(r *retrieval) {
 func (s *search) addCandidates(hits []index.Hit) {
 	limit := s.job.MaxCandidates
 	if limit <= 0 || int(s.cands.GetCardinality())+len(hits) <= limit {
-		for i := range hits {
-			s.cands.Add(hits[i].Doc)
-		}
+		s.docs = unionHits(s.cands, s.docs, hits)
 		return
 	}
 	s.cands.Clear()
@@ -218,6 +218,18 @@ func (s *search) addCandidates(hits []index.Hit) {
 			return
 		}
 	}
+}
+
+// unionHits adds the hits' documents to b, using buf (returned for reuse) to add
+// them in ascending order, which roaring handles fastest.
+func unionHits(b *roaring.Bitmap, buf []uint32, hits []index.Hit) []uint32 {
+	buf = buf[:0]
+	for i := range hits {
+		buf = append(buf, hits[i].Doc)
+	}
+	slices.Sort(buf)
+	b.AddMany(buf)
+	return buf
 }
 
 // fill prepares s.g for a Rank call.

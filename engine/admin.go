@@ -24,8 +24,16 @@ func (e *Engine) Definition(id string, version int) (*registry.Capability, error
 }
 
 // Import lints caps together with the registry they join and stores them all or none, then
-// swaps in the new generation. A definition changed without a version bump is refused.
+// swaps in the new generation. The schema digest of each definition is computed afresh
+// (it is never typed); caps themselves are not modified. A definition changed without a version bump is refused.
 func (e *Engine) Import(ctx context.Context, caps []*registry.Capability, actor string) error {
+	sealed := make([]*registry.Capability, len(caps))
+	for i, c := range caps {
+		sealed[i] = c.Clone()
+		sealed[i].Provenance.SchemaDigest = ""
+		registry.Seal(sealed[i])
+	}
+	caps = sealed
 	active, _, err := e.store.Active()
 	if err != nil {
 		return err

@@ -61,6 +61,10 @@ type Options struct {
 	TokenKey []byte
 	// TokenTTL is how long a confirmation token stays valid. Default 10 minutes.
 	TokenTTL time.Duration
+	// WrapRetriever, when set, wraps every retriever call of a search: for instrumentation
+	// (per-retriever latency metrics) and for tests that make a retriever slow or panic. It is
+	// called once per search and the function it returns concurrently for each retriever.
+	WrapRetriever func(next actors.RetrieveFunc) actors.RetrieveFunc
 	// Logger receives the engine's, Badger's and protoactor's messages. Nil discards them.
 	Logger *slog.Logger
 	// NoSync turns off fsync of store commits (tests and throwaway stores only).

@@ -121,9 +121,13 @@ func (e *Engine) prepare(ctx context.Context, req *registry.SearchRequest, rc *r
 	}
 	sc := &searchCtx{e: e, st: st, req: req, rc: rc, parsed: parsed, allow: allow, start: start}
 	sc.signals = e.signals(st, parsed, req)
+	retrieve := actors.RetrieveFunc(st.gen.Retrieve)
+	if e.opts.WrapRetriever != nil {
+		retrieve = e.opts.WrapRetriever(retrieve)
+	}
 	job := &actors.Job{
 		Query: iq, Allow: allow, Plan: plan,
-		Retrieve:      st.gen.Retrieve,
+		Retrieve:      retrieve,
 		Rank:          sc.rank,
 		Stream:        stream,
 		MaxCandidates: e.opts.MaxCandidates,

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"math"
 	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -51,35 +52,42 @@ func kthOf(s *scratch, docs []uint32, k int) float32 {
 	return s.top.floor()
 }
 
+// candBit marks a document in scratch.seen as a candidate still being completed.
+const candBit = 1 << 30
+
 // scoreTerms scores the union of s.terms into the best limit candidates, best first.
 //
 // It is MaxScore in term-at-a-time form (Turtle & Flood 1995). Terms go by upper bound,
 // strongest first, into dense accumulators. Once the bounds of the remaining terms sum to
 // less than the k-th best partial score (a lower bound of the k-th best final score), no
-// document still unseen can enter the answer, so the remaining posting lists are no longer
-// walked: they are only probed, by galloping search, for the candidates that can still make
-// it. With non-negative contributions (BM25 impacts, the Hashed embedder's features) the
-// answer equals exhaustive scoring; a term that may contribute negatively turns pruning off.
-// Long lists of common terms ("the template words") are thus probed for a few candidates
-// instead of being walked, whatever order the documents are in.
+// document still unseen can enter the answer, so the remaining terms only complete the
+// candidates that can still make it: a short list is walked, a long one probed by galloping
+// search per candidate. Long lists of common terms are thus never walked in full, whatever
+// order the documents are in. With non-negative contributions (BM25 impacts, the Hashed
+// embedder's features) the answer equals exhaustive scoring; a term that may contribute
+// negatively turns pruning off.
 func scoreTerms(s *scratch, bits []uint64, n, limit int) []cand {
 	terms := s.terms
-	slices.SortFunc(terms, func(a, b qterm) int {
-		switch {
-		case a.ub > b.ub:
-			return -1
-		case a.ub < b.ub:
-			return 1
-		}
-		return 0
-	})
+	// order terms by upper bound, strongest first: sort packed keys (the bits of a
+	// non-negative float32 order like the values) instead of calling a comparator
+	keys := s.keys64[:0]
+	for i := range terms {
+		keys = append(keys, uint64(^math.Float32bits(terms[i].ub))<<32|uint64(i))
+	}
+	slices.Sort(keys)
+	order := s.order[:0]
+	for _, k := range keys {
+		order = append(order, int32(uint32(k)))
+	}
+	s.keys64, s.order = keys, order
 	prune := true
-	s.cum = slices.Grow(s.cum[:0], len(terms)+1)[:len(terms)+1]
+	s.cum = slices.Grow(s.cum[:0], len(order)+1)[:len(order)+1]
 	rem := s.cum
-	rem[len(terms)] = 0
-	for i := len(terms) - 1; i >= 0; i-- {
-		rem[i] = rem[i+1] + terms[i].ub*boundSlack
-		if terms[i].neg {
+	rem[len(order)] = 0
+	for i := len(order) - 1; i >= 0; i-- {
+		t := &terms[order[i]]
+		rem[i] = rem[i+1] + t.ub*boundSlack
+		if t.neg {
 			prune = false
 		}
 	}
@@ -88,11 +96,11 @@ func scoreTerms(s *scratch, bits []uint64, n, limit int) []cand {
 	var kth, maxAcc float32
 	lastCheck := rem[0]
 	i := 0
-	for ; i < len(terms); i++ {
+	for ; i < len(order); i++ {
 		if prune && rem[i] < kth {
 			break
 		}
-		t := &terms[i]
+		t := &terms[order[i]]
 		for p, d := range t.docs {
 			if !has(bits, d) {
 				continue
@@ -101,57 +109,90 @@ func scoreTerms(s *scratch, bits []uint64, n, limit int) []cand {
 			if mask[d] == 0 {
 				touched = append(touched, d)
 			}
-			acc[d] += v
+			a := acc[d] + v
+			acc[d] = a
 			mask[d] |= m | touchedBit
-			maxAcc = max(maxAcc, acc[d])
+			maxAcc = max(maxAcc, a)
 		}
-		// refresh the k-th partial score when the remaining bounds got small enough for it to
-		// matter, and again each time they shrank by a fifth
-		if prune && i+1 < len(terms) && len(touched) >= limit && rem[i+1] < maxAcc && rem[i+1] <= 0.8*lastCheck {
+		// refresh the k-th partial score once the remaining bounds are small enough for it
+		// to matter, then each time they halve
+		if prune && i+1 < len(order) && len(touched) >= limit && rem[i+1] < maxAcc && rem[i+1] <= 0.5*lastCheck {
 			kth = kthOf(s, touched, limit)
 			lastCheck = rem[i+1]
 		}
 	}
 	s.docs = touched
 	cands := touched
-	if i < len(terms) {
-		// complete the candidates that can still reach the k-th score
-		cands = s.ids[:0]
-		for _, d := range touched {
-			if acc[d]+rem[i] >= kth {
-				cands = append(cands, d)
-			}
-		}
-		slices.Sort(cands)
-		for j := i; j < len(terms) && len(cands) > 0; j++ {
-			t := &terms[j]
-			pos, w := 0, 0
-			for _, d := range cands {
-				if acc[d]+rem[j] < kth {
-					continue
-				}
-				pos = seek(t.docs, pos, d)
-				if pos < len(t.docs) && t.docs[pos] == d {
-					v, m := t.at(pos)
-					acc[d] += v
-					mask[d] |= m
-				}
-				cands[w] = d
-				w++
-			}
-			cands = cands[:w]
-			if j+1 < len(terms) && w > limit {
-				kth = max(kth, kthOf(s, cands, limit))
-			}
-		}
-		s.ids = cands
+	if i < len(order) {
+		cands = s.completeCandidates(i, kth, limit)
 	}
 	s.top.reset(limit)
 	for _, d := range cands {
 		if sc := acc[d]; sc > 0 {
-			s.top.push(cand{doc: d, score: sc, mask: mask[d] &^ touchedBit})
+			s.top.push(cand{doc: d, score: sc, mask: mask[d] &^ (touchedBit | candBit)})
 		}
 	}
 	s.clearTouched()
 	return s.top.best()
+}
+
+// completeCandidates adds the terms from order[i:] to the touched documents that can still
+// reach kth, and returns those candidates.
+func (s *scratch) completeCandidates(i int, kth float32, limit int) []uint32 {
+	terms, order, rem, acc, mask := s.terms, s.order, s.cum, s.acc, s.seen
+	cands := s.ids[:0]
+	for _, d := range s.docs {
+		if acc[d]+rem[i] >= kth {
+			cands = append(cands, d)
+			mask[d] |= candBit
+		}
+	}
+	sorted := false
+	lastCheck := rem[i]
+	for j := i; j < len(order) && len(cands) > 0; j++ {
+		if rem[j] <= 0.5*lastCheck && len(cands) > limit {
+			// drop the candidates that can no longer make it
+			kth = max(kth, kthOf(s, cands, limit))
+			lastCheck = rem[j]
+			w := 0
+			for _, d := range cands {
+				if acc[d]+rem[j] >= kth {
+					cands[w] = d
+					w++
+				} else {
+					mask[d] &^= candBit
+				}
+			}
+			cands = cands[:w]
+		}
+		t := &terms[order[j]]
+		if len(t.docs) <= 8*len(cands) {
+			for p, d := range t.docs {
+				if mask[d]&candBit != 0 {
+					v, m := t.at(p)
+					acc[d] += v
+					mask[d] |= m
+				}
+			}
+			continue
+		}
+		if !sorted {
+			slices.Sort(cands)
+			sorted = true
+		}
+		pos := 0
+		for _, d := range cands {
+			pos = seek(t.docs, pos, d)
+			if pos == len(t.docs) {
+				break
+			}
+			if t.docs[pos] == d {
+				v, m := t.at(pos)
+				acc[d] += v
+				mask[d] |= m
+			}
+		}
+	}
+	s.ids = cands
+	return cands
 }

@@ -103,15 +103,17 @@ func (t *topN) best() []cand {
 
 // scratch is the per-call working memory of a retriever, recycled through scratchPool.
 type scratch struct {
-	top   topN
-	terms []qterm
-	cum   []float32
-	acc   []float32 // dense per-doc accumulator, zero between uses
-	seen  []uint32  // dense per-doc marks, zero between uses
-	docs  []uint32  // touched docs
-	keys  []metaKey
-	ids   []uint32
-	bits  []uint64 // dense allow bitset
+	top    topN
+	terms  []qterm
+	cum    []float32
+	acc    []float32 // dense per-doc accumulator, zero between uses
+	seen   []uint32  // dense per-doc marks, zero between uses
+	docs   []uint32  // touched docs
+	keys   []metaKey
+	ids    []uint32
+	bits   []uint64 // dense allow bitset
+	order  []int32  // terms by upper bound
+	keys64 []uint64 // sort keys of order
 }
 
 // dense returns the zeroed accumulators sized for n docs.

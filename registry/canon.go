@@ -86,10 +86,7 @@ func (p *canonParser) value(depth int) bool {
 		}
 	case c == '"':
 		lo, hi, esc, ok := p.str()
-		if ok {
-			p.writeString(lo, hi, esc)
-		}
-		return ok
+		return ok && p.writeString(lo, hi, esc)
 	case c == 't':
 		return p.literal("true")
 	case c == 'f':
@@ -258,7 +255,7 @@ func (p *canonParser) object(depth int) bool {
 // input is nil, and invalid JSON becomes a JSON string of its bytes so that different
 // invalid inputs still compare and digest differently.
 func canonicalRaw(raw []byte) json.RawMessage {
-	raw = bytes.TrimSpace(raw)
+	raw = trimJSONSpace(raw)
 	if len(raw) == 0 {
 		return nil
 	}
@@ -307,4 +304,10 @@ func isJSONNumber(b []byte) bool {
 		}
 	}
 	return i == len(b)
+}
+
+// trimJSONSpace trims the whitespace JSON allows around a value (not \f or \v, which
+// bytes.TrimSpace would also remove).
+func trimJSONSpace(b []byte) []byte {
+	return bytes.Trim(b, " \t\r\n")
 }

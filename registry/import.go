@@ -2,6 +2,7 @@ package registry
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -154,7 +155,7 @@ type foreignTool struct {
 	destruct   *bool
 	mcp        bool // an MCP tool: handler URL /tools/<name> on the server's base URL
 	line       int
-	where      string // "tools[3]" or "line 12"
+	path       string // "tools[3]" in JSON documents; "" for JSON Lines (the line says it)
 }
 
 type importer struct {
@@ -169,13 +170,11 @@ type importer struct {
 	origin map[*Capability]*foreignTool
 }
 
+// fail records a problem; with a tool, at the tool's line and under its path.
 func (im *importer) fail(t *foreignTool, line int, field, format string, args ...any) {
 	id := ""
 	if t != nil {
-		id, line = t.ext, t.line
-		if t.where != "" && !strings.HasPrefix(t.where, "line ") {
-			field = joinPath(t.where, field)
-		}
+		id, line, field = t.ext, t.line, joinPath(t.path, field)
 	}
 	im.errs = append(im.errs, LintError{File: im.opts.Source, Line: line, ID: id, Field: field, Msg: fmt.Sprintf(format, args...)})
 }
@@ -429,7 +428,7 @@ func (im *importer) decodeTool(e element, v any) bool {
 func (im *importer) parseList(data []byte) []foreignTool {
 	var tools []foreignTool
 	for _, e := range im.elements(data) {
-		t := foreignTool{line: e.line, where: e.path}
+		t := foreignTool{line: e.line, path: e.path}
 		switch im.format {
 		case FormatOpenAI:
 			var o openAITool
@@ -482,7 +481,7 @@ func (im *importer) parseJSONL(data []byte) []foreignTool {
 			if len(line) == 0 {
 				continue
 			}
-			elems = append(elems, element{raw: line, line: i + 1, path: fmt.Sprintf("line %d", i+1)})
+			elems = append(elems, element{raw: line, line: i + 1})
 		}
 	}
 	var tools []foreignTool
@@ -494,7 +493,7 @@ func (im *importer) parseJSONL(data []byte) []foreignTool {
 		t := foreignTool{
 			ext: j.ID, name: j.Name, title: j.Title, desc: j.Description, params: j.Params,
 			output: j.OutputSchema, server: j.Server, serverDesc: j.ServerDescription,
-			category: j.Category, source: j.Source, line: e.line, where: e.path,
+			category: j.Category, source: j.Source, line: e.line, path: e.path,
 		}
 		if t.ext == "" {
 			t.ext = t.name
@@ -594,7 +593,7 @@ func (im *importer) pack(prefix []string, t *foreignTool, isDefault bool) string
 		}
 		switch {
 		case isDefault:
-			p.Summary = "Tools imported from " + cmpOr(im.opts.Source, im.format+" catalogue") + "."
+			p.Summary = "Tools imported from " + cmp.Or(im.opts.Source, im.format+" catalogue") + "."
 		case t != nil && t.server != "" && i == 0:
 			p.Summary = strings.TrimSpace(t.serverDesc)
 			p.CapabilityType = "mcp"
@@ -610,13 +609,6 @@ func joinID(parent, seg string) string {
 		return seg
 	}
 	return parent + "." + seg
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 func (im *importer) provenance(t *foreignTool) Provenance {
@@ -666,13 +658,18 @@ func (im *importer) build(tools []foreignTool) []*Capability {
 	// Schemas are compiled in parallel; the verdicts are cached for the final Lint.
 	args := make([]json.RawMessage, len(tools))
 	outs := make([]json.RawMessage, len(tools))
+	argsErr := make([]string, len(tools))
+	outsErr := make([]string, len(tools))
 	forEachParallel(len(tools), func(i int) {
-		args[i] = im.schema(&tools[i], tools[i].params, "arguments_schema")
-		outs[i] = im.schema(&tools[i], tools[i].output, "output_schema")
+		args[i], argsErr[i] = im.schema(&tools[i], tools[i].params, "arguments_schema")
+		outs[i], outsErr[i] = im.schema(&tools[i], tools[i].output, "output_schema")
 	})
 	for i := range tools {
-		if args[i] == nil || outs[i] == nil {
-			im.fail(&tools[i], 0, schemaField(im.format, args[i] == nil), "schema does not compile: %s", schemaError(cmpRaw(args[i] == nil, tools[i].params, tools[i].output)))
+		if argsErr[i] != "" {
+			im.fail(&tools[i], 0, schemaKey(im.format, false), "schema does not compile: %s", argsErr[i])
+		}
+		if outsErr[i] != "" {
+			im.fail(&tools[i], 0, schemaKey(im.format, true), "schema does not compile: %s", outsErr[i])
 		}
 	}
 	if len(im.errs) > 0 {
@@ -704,7 +701,7 @@ func (im *importer) build(tools []foreignTool) []*Capability {
 		if c.Title == "" {
 			c.Title = titleFromName(leaf)
 		}
-		c.WhenToUse = []string{cmpOr(firstSentence(t.desc), c.Title)}
+		c.WhenToUse = []string{cmp.Or(firstSentence(t.desc), c.Title)}
 		c.SideEffect, c.RiskLevel = classify(IDSegment(leaf), t.readOnly, t.destruct)
 		if c.SideEffect == SideEffectImpact {
 			c.RequiresConfirmation = true
@@ -715,7 +712,7 @@ func (im *importer) build(tools []foreignTool) []*Capability {
 		if t.category != "" {
 			c.Tags = []string{t.category}
 		}
-		name := cmpOr(t.name, leaf)
+		name := cmp.Or(t.name, leaf)
 		root, _, _ := strings.Cut(id, ".")
 		c.Handler = &Handler{Kind: "http", Method: "POST", URL: "{{.base_url." + root + "}}/tools/" + url.PathEscape(name)}
 		im.out = append(im.out, c)
@@ -725,11 +722,12 @@ func (im *importer) build(tools []foreignTool) []*Capability {
 	return im.out
 }
 
-func schemaField(format string, args bool) string {
+// schemaKey names a tool's input or output schema key in the format, for errors.
+func schemaKey(format string, output bool) string {
 	switch {
-	case !args && format == FormatMCP:
+	case output && format == FormatMCP:
 		return "outputSchema"
-	case !args:
+	case output:
 		return "output_schema"
 	case format == FormatOpenAI:
 		return "parameters"
@@ -739,13 +737,6 @@ func schemaField(format string, args bool) string {
 		return "inputSchema"
 	}
 	return "params"
-}
-
-func cmpRaw(first bool, a, b json.RawMessage) json.RawMessage {
-	if first {
-		return a
-	}
-	return b
 }
 
 func aliasesOf(t *foreignTool, leaf string) []string {
@@ -763,11 +754,12 @@ var objectSchema = json.RawMessage(`{"type":"object"}`)
 
 // schema returns a compiling schema for a tool's parameters or output: {"type":"object"}
 // when absent or null, the schema itself (compacted) when it compiles, else a repaired or
-// permissive one (nil with Strict). It is called concurrently.
-func (im *importer) schema(t *foreignTool, raw json.RawMessage, field string) json.RawMessage {
+// permissive one. With Strict, a schema that does not compile is refused: the result is nil
+// with the compiler's message. It is called concurrently.
+func (im *importer) schema(t *foreignTool, raw json.RawMessage, field string) (json.RawMessage, string) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return objectSchema
+		return objectSchema, ""
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, raw); err == nil {
@@ -775,17 +767,17 @@ func (im *importer) schema(t *foreignTool, raw json.RawMessage, field string) js
 	}
 	msg := schemaError(raw)
 	if msg == "" {
-		return raw
+		return raw, ""
 	}
 	if im.opts.Strict {
-		return nil
+		return nil, msg
 	}
 	if fixed, changed := repairSchema(raw); changed && schemaError(fixed) == "" {
 		im.opts.Logger.Warn("import: repaired a schema that did not compile", "tool", t.ext, "field", field, "error", msg)
-		return fixed
+		return fixed, ""
 	}
 	im.opts.Logger.Warn("import: replaced a schema that did not compile by {\"type\":\"object\"}", "tool", t.ext, "field", field, "error", msg)
-	return objectSchema
+	return objectSchema, ""
 }
 
 // Verbs that start the name of a tool that only reads or computes, and of one whose effect

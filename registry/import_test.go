@@ -313,9 +313,9 @@ func TestImportBadInput(t *testing.T) {
 			wantLine: 1, wantField: "tools[0].annotations.readOnlyHint", wantMsg: "want bool, got string"},
 		{name: "tool without a name", format: FormatAnthropic, input: `[{"description": "nameless"}]`,
 			wantLine: 1, wantField: "tools[0].name", wantMsg: "tool has no name"},
-		{name: "malformed JSON line", format: FormatJSONL, input: "{\"id\": \"a\"}\n{\"id\": \n{\"id\": \"c\"}\n", wantLine: 2, wantMsg: "malformed JSON line"},
+		{name: "malformed JSON line", format: FormatJSONL, input: "{\"id\": \"a\"}\n{\"id\": \n{\"id\": \"c\"}\n", wantLine: 2, wantMsg: "malformed JSON line: unexpected end of JSON input"},
 		{name: "jsonl wrong type", format: FormatJSONL, input: "{\"id\": \"a\", \"params\": {}}\n{\"id\": \"b\", \"description\": 1}\n",
-			wantLine: 2, wantField: "line 2.description", wantMsg: "want string, got number"},
+			wantLine: 2, wantField: "description", wantMsg: "want string, got number"},
 		{name: "params not a schema", format: FormatJSONL, input: `{"id": "a", "params": "text"}`, wantLine: 1, wantID: "a", wantField: "params", wantMsg: "schema does not compile"},
 	}
 	for _, tt := range tests {

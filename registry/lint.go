@@ -116,7 +116,7 @@ func Lint(caps []*Capability) LintErrors {
 }
 
 type linter struct {
-	byID map[string]*Capability // first capability of each id
+	byID   map[string]*Capability // first capability of each id
 	errs   LintErrors
 	jobs   []schemaJob
 	sealed []*Capability // capabilities whose schema_digest is checked

@@ -25,11 +25,14 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Limits of one file: nesting depth and nodes visited (alias expansion counts every visit,
-// so a "billion laughs" document fails instead of exhausting memory).
+// Limits of one file: nesting depth, and values visited. Alias expansion counts every visit,
+// so a "billion laughs" document fails instead of exhausting memory: a file may expand to
+// at most nodesPerByte values per byte of input (plus minNodes), a bound no document
+// without aliases comes near.
 const (
-	maxDepth = 128
-	maxNodes = 1 << 20
+	maxDepth     = 128
+	minNodes     = 1 << 16
+	nodesPerByte = 8
 )
 
 // idKeys are the keys a definition may name its id with; exactly one is allowed.
@@ -119,7 +122,8 @@ func ParseFile(name string, data []byte) ([]*Capability, error) {
 // problem found. Fields that failed to decode are remembered so Lint does not report them
 // a second time.
 func parseFile(name string, data []byte) (caps []*Capability, errs LintErrors) {
-	d := &decoder{file: name, json: strings.EqualFold(path.Ext(name), ".json"), errs: &errs}
+	d := &decoder{file: name, json: strings.EqualFold(path.Ext(name), ".json"), errs: &errs,
+		maxNodes: minNodes + nodesPerByte*len(data)}
 	defer func() {
 		// yaml.v3 has panicked on hostile input before; a parser panic is a malformed file.
 		if r := recover(); r != nil {
@@ -269,13 +273,14 @@ func Source(c *Capability) (file string, line int, ok bool) {
 // decoder turns yaml.Node trees into the JSON encoding of Capability, checking field names
 // and value types against the Go types as it goes, and records every problem.
 type decoder struct {
-	file    string
-	json    bool // the file is JSON: strings must be quoted
-	errs    *LintErrors
-	id      string     // id of the definition being decoded, for errors
-	pos     *sourcePos // positions of the definition being decoded
-	nodes   int
-	aborted bool
+	file     string
+	json     bool // the file is JSON: strings must be quoted
+	errs     *LintErrors
+	id       string     // id of the definition being decoded, for errors
+	pos      *sourcePos // positions of the definition being decoded
+	nodes    int        // values visited so far
+	maxNodes int
+	aborted  bool
 }
 
 func (d *decoder) fail(field string, line int, format string, args ...any) {
@@ -305,8 +310,8 @@ func (d *decoder) visit(n *yaml.Node, depth int) *yaml.Node {
 		d.abort("", 0, "unresolvable YAML alias")
 	case depth > maxDepth:
 		d.abort("", n.Line, "nesting deeper than %d levels (or an alias that contains itself)", maxDepth)
-	case d.nodes > maxNodes:
-		d.abort("", n.Line, "document too large: more than %d values after alias expansion", maxNodes)
+	case d.nodes > d.maxNodes:
+		d.abort("", n.Line, "document too large: more than %d values after alias expansion", d.maxNodes)
 	default:
 		return n
 	}

@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/capdex/capdex/registry"
@@ -40,4 +41,43 @@ func BenchmarkNewLexicon(b *testing.B) {
 		NewLexicon(snap)
 	}
 	b.ReportMetric(float64(len(caps)), "caps")
+}
+
+// BenchmarkNewLexicon10k builds the lexicon of 10,000 synthetic capabilities in 500 packs.
+func BenchmarkNewLexicon10k(b *testing.B) {
+	snap := syntheticSnapshot(b, 10000)
+	b.ReportAllocs()
+	for b.Loop() {
+		NewLexicon(snap)
+	}
+}
+
+func syntheticSnapshot(tb testing.TB, n int) *registry.Snapshot {
+	tb.Helper()
+	words := []string{"codex", "docker", "npm", "schedule", "invoice", "flight", "report", "email", "python", "disk"}
+	verbs := []string{"diagnose", "update", "delete", "create", "list", "repair", "send", "book"}
+	var caps []*registry.Capability
+	for p := 0; p < n/20; p++ {
+		caps = append(caps, &registry.Capability{ID: fmt.Sprintf("dom%d.pack%d", p%10, p), ResourceType: registry.TypePack,
+			Title: fmt.Sprintf("%s 工具 %d", words[p%len(words)], p)})
+		if p < 10 {
+			caps = append(caps, &registry.Capability{ID: fmt.Sprintf("dom%d", p), ResourceType: registry.TypePack, Title: "domain"})
+		}
+	}
+	for i := 0; len(caps) < n; i++ {
+		w, v := words[i%len(words)], verbs[i%len(verbs)]
+		caps = append(caps, &registry.Capability{
+			ID: fmt.Sprintf("dom%d.pack%d.%s_%s_%d", (i/20)%10, i/20%(n/20), v, w, i), ResourceType: registry.TypeAction,
+			Title:    fmt.Sprintf("%s %s number %d", v, w, i),
+			Aliases:  []string{fmt.Sprintf("%s %s 版本不一致 %d", w, v, i%50), fmt.Sprintf("%s the %s now", v, w)},
+			Intents:  []string{v, verbs[(i+3)%len(verbs)]},
+			Entities: []string{w, fmt.Sprintf("thing%d", i%300)},
+			Symptoms: []string{fmt.Sprintf("%s_version_mismatch", w), fmt.Sprintf("error_%d", i%40)},
+		})
+	}
+	snap, err := registry.NewSnapshot(1, caps)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return snap
 }

@@ -6,9 +6,10 @@ package query
 
 // cue names (entry values of kind kCue).
 const (
-	cueNeg       = "neg"      // negation: forbids the verb right after it
-	cueNegBare   = "neg_bare" // "不": negation only at a clause start or after 先/也/就/暂时
-	cueBie       = "neg_bie"  // "别": negation unless part of a word (特别, 区别, 识别 …)
+	cueNeg       = "neg"       // negation: forbids the verb right after it
+	cueNegBare   = "neg_bare"  // "不": negation only at a clause start or after 先/也/就/暂时
+	cueBie       = "neg_bie"   // "别": negation unless part of a word (特别, 区别, 识别 …)
+	cueNegStart  = "neg_start" // "never", "no": negation only at a clause start or after "with"
 	cueReadFirst = "read_first"
 	cueWhy       = "why" // asks for a cause: intent diagnose
 	cueDryRun    = "dry_run"
@@ -37,11 +38,12 @@ var cueTable = map[string][]string{
 		"不要", "不用", "不必", "勿", "禁止", "不许", "不准", "不想", "无需", "不需要", "避免", "先别",
 		"先不要", "暂时不要", "暂时别", "暂不", "千万别", "千万不要", "而不是", "不应该", "不该", "别急着",
 		"不急着", "先不", "请勿", "切勿", "不得",
-		"dont", "do not", "never", "without", "avoid", "no need to", "instead of", "rather than",
-		"should not", "shouldnt", "must not", "mustnt", "no", "not yet", "please not",
+		"dont", "do not", "without", "avoid", "no need to", "instead of", "rather than",
+		"should not", "shouldnt", "must not", "mustnt", "not yet", "please not",
 	},
-	cueNegBare: {"不"},
-	cueBie:     {"别"},
+	cueNegBare:  {"不"},
+	cueNegStart: {"never", "no"},
+	cueBie:      {"别"},
 	cueReadFirst: {
 		"先检查", "先看", "先看看", "先查", "先查看", "先诊断", "先排查", "先确认", "先分析", "先了解",
 		"先找原因", "先搞清楚", "先弄清楚", "先定位", "查原因", "找原因", "检查原因", "排查原因", "定位原因",
@@ -71,12 +73,12 @@ var cueTable = map[string][]string{
 		"能干什么", "可以做什么", "可以干什么", "都能做", "会做什么", "有啥能力", "有啥工具", "相关能力",
 		"相关工具", "相关功能", "相关操作", "所有能力", "全部能力", "所有工具", "全部工具", "能力列表",
 		"工具列表", "功能列表", "能力清单", "工具清单", "what can you do", "what can i do", "what can it do",
-		"what can be done", "what tools", "which tools", "what capabilities", "which capabilities",
-		"what actions", "which actions", "what commands", "available tools", "available capabilities",
-		"available actions", "browse", "whats available", "what is available", "what do you have",
-		"tools for", "capabilities for", "tools related to", "capabilities related to",
+		"what tools", "which tools", "what capabilities", "which capabilities", "what actions",
+		"which actions", "what commands", "available tools", "available capabilities",
+		"available actions", "tools for", "capabilities for", "tools related to",
+		"capabilities related to", "what tools do you have", "what do you have for",
 	},
-	cueBrowseQ: {"有哪些", "有什么", "有啥", "都有什么", "列出", "列一下", "列举", "list", "show", "what", "which"},
+	cueBrowseQ: {"有哪些", "有什么", "有啥", "都有什么", "列出", "列一下", "列举", "list", "show", "what", "which", "browse", "all"},
 	cueGeneric: {
 		"能力", "工具", "功能", "操作", "技能", "接口", "命令", "动作", "tools", "capabilities", "actions",
 		"commands", "skills", "functions", "features", "operations", "abilities",

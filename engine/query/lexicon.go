@@ -1,6 +1,7 @@
 package query
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -60,11 +61,9 @@ const maxIDsPerName = 8
 
 var defaultLexicon = sync.OnceValue(func() *Lexicon { return NewLexicon(nil) })
 
-// NewLexicon builds the lexicon of a snapshot: the cue words of the rules, the shared
-// concept lexicon of index/text, and every capability's entities, intents, symptoms,
-// aliases, ids and tool names, and every pack's id and title. A nil snapshot gives the
-// cue words and concepts only.
-func NewLexicon(snap *registry.Snapshot) *Lexicon {
+// baseLexicon holds the part every lexicon shares: cue words and concept members. Each
+// NewLexicon copies its maps and appends to copies of its slices, never to its own.
+var baseLexicon = sync.OnceValue(func() *Lexicon {
 	l := &Lexicon{
 		first:      make(map[string][]int32),
 		intentVals: make(map[string][]string),
@@ -73,20 +72,7 @@ func NewLexicon(snap *registry.Snapshot) *Lexicon {
 		ids:        make(map[string][]string),
 		packKeys:   make(map[string][]int32),
 	}
-	seen := make(map[string]bool)
-	add := func(surface string, k kind, value string, values []string) {
-		ks := keys(surface)
-		if len(ks) == 0 {
-			return
-		}
-		dk := string(rune('0'+k)) + value + "\x00" + strings.Join(ks, " ")
-		if seen[dk] {
-			return
-		}
-		seen[dk] = true
-		l.first[ks[0]] = append(l.first[ks[0]], int32(len(l.entries)))
-		l.entries = append(l.entries, entry{toks: ks, kind: k, value: value, values: values})
-	}
+	b := builder{l: l, seen: make(map[string]bool)}
 	for _, v := range verbConcepts {
 		l.verbs[v] = true
 	}
@@ -95,25 +81,85 @@ func NewLexicon(snap *registry.Snapshot) *Lexicon {
 	}
 	for name, phrases := range cueTable {
 		for _, p := range phrases {
-			add(p, kCue, name, nil)
+			b.add(p, kCue, name, nil)
 		}
 	}
 	lx := text.DefaultLexicon()
 	for _, name := range lx.Names() {
 		for _, m := range lx.Members(name) {
-			add(m, kConcept, name, nil)
+			b.add(m, kConcept, name, nil)
 		}
 	}
-	if snap == nil {
-		return l
+	return l
+})
+
+// builder adds entries to a lexicon once each.
+type builder struct {
+	l    *Lexicon
+	seen map[string]bool // kind, value and surface of every entry added
+}
+
+func (b *builder) add(surface string, k kind, value string, values []string) {
+	dk := string(rune('0'+k)) + value + "\x00" + surface
+	if b.seen[dk] {
+		return
 	}
-	l.generation = snap.Generation
-	l.ncaps = len(snap.Caps)
+	b.seen[dk] = true
+	ks := keys(surface)
+	if len(ks) == 0 {
+		return
+	}
+	l := b.l
+	list := l.first[ks[0]]
+	l.first[ks[0]] = append(list[:len(list):len(list)], int32(len(l.entries)))
+	l.entries = append(l.entries, entry{toks: ks, kind: k, value: value, values: values})
+}
+
+// NewLexicon builds the lexicon of a snapshot: the cue words of the rules, the shared
+// concept lexicon of index/text, and every capability's entities, intents, symptoms,
+// aliases, ids and tool names, and every pack's id and title. A nil snapshot gives the
+// cue words and concepts only.
+func NewLexicon(snap *registry.Snapshot) *Lexicon {
+	base := baseLexicon()
+	if snap == nil {
+		return base
+	}
+	l := &Lexicon{
+		generation: snap.Generation,
+		ncaps:      len(snap.Caps),
+		first:      maps.Clone(base.first),
+		entries:    slices.Clip(base.entries),
+		intentVals: make(map[string][]string),
+		verbs:      maps.Clone(base.verbs),
+		reads:      base.reads,
+		ids:        make(map[string][]string),
+		packKeys:   make(map[string][]int32),
+	}
+	b := builder{l: l, seen: make(map[string]bool)}
+	lx := text.DefaultLexicon()
+	conceptsOf := make(map[string][]string) // memo of text.Concepts per value
+	concepts := func(v string) []string {
+		cs, ok := conceptsOf[v]
+		if !ok {
+			cs = text.Concepts(v)
+			conceptsOf[v] = cs
+		}
+		return cs
+	}
+	symptoms := make(map[string]symptomInfo)
+	info := func(s string) symptomInfo {
+		in, ok := symptoms[s]
+		if !ok {
+			in = newSymptomInfo(s)
+			symptoms[s] = in
+		}
+		return in
+	}
 	for _, c := range snap.Caps {
 		for _, v := range c.Intents {
 			v = text.Fold(v)
-			add(v, kIntent, v, nil)
-			cs := text.Concepts(v)
+			b.add(v, kIntent, v, nil)
+			cs := concepts(v)
 			if len(cs) == 0 {
 				cs = []string{v}
 			}
@@ -124,21 +170,24 @@ func NewLexicon(snap *registry.Snapshot) *Lexicon {
 		}
 		for _, v := range c.Entities {
 			v = text.Fold(v)
-			add(v, kEntity, v, nil)
+			if b.seen[string(rune('0'+kEntity))+v+"\x00"+v] {
+				continue
+			}
+			b.add(v, kEntity, v, nil)
 			// An entity that names a concept ("schedule") is met by all its members (日程).
-			if slices.Contains(text.Concepts(v), v) {
+			if slices.Contains(concepts(v), v) {
 				for _, m := range lx.Members(v) {
-					add(m, kEntity, v, nil)
+					b.add(m, kEntity, v, nil)
 				}
 			}
 		}
 		for _, v := range c.Symptoms {
 			v = text.Fold(v)
-			add(v, kSymptom, v, nil)
+			b.add(v, kSymptom, v, nil)
 		}
 		for _, a := range c.Aliases {
-			if syms := aliasSymptoms(a, c.Symptoms); len(syms) > 0 {
-				add(a, kAlias, "", syms)
+			if syms := aliasSymptoms(a, c.Symptoms, info); len(syms) > 0 {
+				b.add(a, kAlias, strings.Join(syms, ","), syms)
 			}
 		}
 		l.addIDs(c)
@@ -149,9 +198,19 @@ func NewLexicon(snap *registry.Snapshot) *Lexicon {
 	return l
 }
 
-// aliasSymptoms returns the symptoms an alias names: those sharing a word stem or a
-// concept with it.
-func aliasSymptoms(alias string, symptoms []string) []string {
+// symptomInfo is what an alias is compared with: the stems and concepts of a symptom's words.
+type symptomInfo struct {
+	keys, concepts []string
+}
+
+func newSymptomInfo(symptom string) symptomInfo {
+	words := strings.ReplaceAll(symptom, "_", " ")
+	return symptomInfo{keys: keys(words), concepts: text.ConceptsIn(words)}
+}
+
+// aliasSymptoms returns the symptoms an alias names: those sharing a word stem (of three
+// letters or more) or a concept with it. info returns the (memoised) symptom info.
+func aliasSymptoms(alias string, symptoms []string, info func(string) symptomInfo) []string {
 	if len(symptoms) == 0 {
 		return nil
 	}
@@ -159,14 +218,14 @@ func aliasSymptoms(alias string, symptoms []string) []string {
 	aConcepts := text.ConceptsIn(alias)
 	var out []string
 	for _, s := range symptoms {
-		words := strings.ReplaceAll(s, "_", " ")
+		in := info(s)
 		hit := false
-		for _, k := range keys(words) {
+		for _, k := range in.keys {
 			if len(k) > 2 && slices.Contains(aKeys, k) {
 				hit = true
 			}
 		}
-		for _, c := range text.ConceptsIn(words) {
+		for _, c := range in.concepts {
 			if slices.Contains(aConcepts, c) {
 				hit = true
 			}

@@ -189,7 +189,16 @@ func (a *analysis) negationValid(m *match) bool {
 	if a.covered[m.i] {
 		return false // inside a word: 识别, 不一致 …
 	}
+	if n := a.nextAdjacentCJK(m.j); n == "再" {
+		return false // 不再 / 不想再: "no longer", a wish to undo, not a prohibition
+	}
 	switch m.e.value {
+	case cueNegStart:
+		if m.i == 0 || a.clause[m.i-1] != a.clause[m.i] {
+			return true
+		}
+		prev := a.toks[m.i-1].word
+		return prev == "with" || prev == "and" || prev == "but" || prev == "please" || prev == "just"
 	case cueNegBare:
 		if m.i == 0 || a.clause[m.i-1] != a.clause[m.i] {
 			return true
@@ -212,11 +221,14 @@ func (a *analysis) negated() []string {
 	var out []string
 	for k := range a.ms {
 		m := &a.ms[k]
-		if m.e.kind != kCue || (m.e.value != cueNeg && m.e.value != cueNegBare && m.e.value != cueBie) || !a.negationValid(m) {
+		if m.e.kind != kCue || (m.e.value != cueNeg && m.e.value != cueNegBare && m.e.value != cueBie && m.e.value != cueNegStart) || !a.negationValid(m) {
 			continue
 		}
 		c := a.clause[m.i]
 		p := m.j
+		if f := a.cueAt(p, cueFiller); f != nil && a.toks[p].word == "再" {
+			continue // 不要再…: "no longer"
+		}
 		for range 8 { // a handful of coordinated verbs at most
 			p = a.skipFiller(p, c)
 			if p >= len(a.toks) || a.clause[p] != c {
@@ -480,9 +492,13 @@ func (a *analysis) ids() []string {
 func (a *analysis) browse(p *Parsed) {
 	browse := false
 	for _, m := range a.cues(cueBrowse) {
-		if !a.singularGeneric(m.i, m.j) {
-			browse = true
+		if a.singularGeneric(m.i, m.j) {
+			continue
 		}
+		if m.j < len(a.toks) && a.clause[m.j] == a.clause[m.i] && a.toks[m.j-1].word == "do" && a.toks[m.j].word == "to" {
+			continue // "what can I do to …" asks for advice
+		}
+		browse = true
 	}
 	if !browse {
 		generic := a.cues(cueGeneric)
@@ -492,8 +508,14 @@ func (a *analysis) browse(p *Parsed) {
 				if a.clause[g.i] != a.clause[q.i] || g.i == q.i {
 					continue
 				}
-				if t := a.toks[g.i]; !t.cjk && !strings.HasSuffix(t.word, "s") {
-					continue // "which tool" asks for one, not for a list
+				if t := a.toks[g.i]; !t.cjk {
+					// English: the cue comes first, at most three words before a plural noun
+					// ("list the tools", "show me all capabilities").
+					if g.i < q.j || g.i-q.j > 2 || a.toks[q.i].cjk || !strings.HasSuffix(t.word, "s") {
+						continue
+					}
+				} else if d := max(g.i-q.j, q.i-g.j); !a.toks[q.i].cjk || d > 8 {
+					continue
 				}
 				browse = true
 				break outer

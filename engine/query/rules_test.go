@@ -333,11 +333,11 @@ func TestLexicon(t *testing.T) {
 		}
 	})
 	t.Run("alias symptoms", func(t *testing.T) {
-		got := aliasSymptoms("版本不一致", []string{"active_version_mismatch", "multiple_executables"})
+		got := aliasSymptoms("版本不一致", []string{"active_version_mismatch", "multiple_executables"}, newSymptomInfo)
 		if !slices.Equal(got, []string{"active_version_mismatch"}) {
 			t.Fatalf("got %v", got)
 		}
-		if got := aliasSymptoms("codex path 冲突", []string{"active_version_mismatch"}); got != nil {
+		if got := aliasSymptoms("codex path 冲突", []string{"active_version_mismatch"}, newSymptomInfo); got != nil {
 			t.Fatalf("unrelated alias named %v", got)
 		}
 	})

@@ -23,6 +23,10 @@ type DiversifyOptions struct {
 	// MinCloseLeaves is how many close leaves of one pack, with the pack itself a
 	// candidate, make Diversify show the pack in their place. Default 3.
 	MinCloseLeaves int
+	// ExplicitWrite says the user explicitly asked for a write: with limit 1 the top
+	// candidate is kept even when high risk (the high-risk rule would otherwise replace the
+	// very action asked for).
+	ExplicitWrite bool
 	// Strict keeps the per-pack and per-intent caps even when the list would otherwise be
 	// shorter than the limit. Default false: skipped candidates fill empty places, in rank
 	// order, after every candidate that respects the caps.
@@ -72,7 +76,8 @@ func count(cs []counter, key string) int {
 //   - at most MaxPerPack candidates per parent pack and MaxPerIntent per primary intent
 //     (relaxed to fill the list unless Strict);
 //   - high-risk candidates (HighRisk) never fill the list: at most limit-1 of them, and at
-//     least one other when any candidate is not high risk;
+//     least one other when any candidate is not high risk (with limit 1 and ExplicitWrite
+//     the top candidate stays);
 //   - an Ambiguous query keeps at least one read-only action when any candidate is one, in
 //     place of the lowest chosen candidate that is not.
 //
@@ -165,7 +170,7 @@ func Diversify(cands []Candidate, limit int, opts DiversifyOptions) []Candidate 
 	var packBuf, intentBuf [16]counter
 	packs, intents := packBuf[:0], intentBuf[:0]
 	maxHigh := limit
-	if hasSafe {
+	if hasSafe && !(opts.ExplicitWrite && limit == 1) {
 		maxHigh = limit - 1
 	}
 	high := 0

@@ -422,6 +422,12 @@ func TestDiversify(t *testing.T) {
 			want: []string{"maintenance.codex.update"},
 		},
 		{
+			name:  "limit one keeps an explicitly asked write",
+			cands: scored(t, caps, "x.d.crit", 0.09, "maintenance.codex.update", 0.01),
+			limit: 1, opts: DiversifyOptions{MaxPerPack: 3, MaxPerIntent: 2, ExplicitWrite: true},
+			want: []string{"x.d.crit"},
+		},
+		{
 			name:  "only high risk candidates",
 			cands: scored(t, caps, "x.d.crit", 0.09, "x.e.pay", 0.08),
 			limit: 5, opts: def,

@@ -1,7 +1,6 @@
 package embed
 
 import (
-	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -95,11 +94,14 @@ func (h *Hashed) Embed(ctx context.Context, texts []string) ([][]float32, error)
 	return out, nil
 }
 
-// feat is one weighted feature occurrence.
-type feat struct {
-	idx uint32
-	w   float32
-}
+// feat is one weighted feature occurrence packed as bucket<<32 | float32 bits of the
+// weight, so a plain integer sort orders by bucket.
+type feat uint64
+
+func mkFeat(idx uint32, w float32) feat { return feat(uint64(idx)<<32 | uint64(math.Float32bits(w))) }
+
+func (f feat) idx() uint32 { return uint32(f >> 32) }
+func (f feat) w() float32  { return math.Float32frombits(uint32(f)) }
 
 type hashedScratch struct {
 	feats    []feat
@@ -129,11 +131,11 @@ func (h *Hashed) EmbedSparse(s string) SparseVector {
 			if !ok {
 				continue
 			}
-			feats = append(feats, feat{h.bucket(nsWord, term), weightWord})
+			feats = append(feats, mkFeat(h.bucket(nsWord, term), weightWord))
 			feats = h.gramFeatures(feats, st, st.sc.Bytes())
 		case text.KindJoined:
 			if term, ok := st.sc.Term(); ok {
-				feats = append(feats, feat{h.bucket(nsWord, term), weightWord})
+				feats = append(feats, mkFeat(h.bucket(nsWord, term), weightWord))
 			}
 		}
 	}
@@ -141,7 +143,7 @@ func (h *Hashed) EmbedSparse(s string) SparseVector {
 
 	st.concepts = text.AppendConcepts(st.concepts[:0], s)
 	for _, c := range st.concepts {
-		feats = append(feats, feat{h.bucket(nsConcept, c), weightConcept})
+		feats = append(feats, mkFeat(h.bucket(nsConcept, c), weightConcept))
 	}
 	clear(st.concepts)
 
@@ -174,12 +176,12 @@ func (h *Hashed) gramFeatures(feats []feat, st *hashedScratch, word []byte) []fe
 		}
 	}
 	if k == 0 { // a one-rune word: "<a>" is its only gram
-		return append(feats, feat{h.bucketBytes(nsGram, marked), weightGrams})
+		return append(feats, mkFeat(h.bucketBytes(nsGram, marked), weightGrams))
 	}
 	w := float32(weightGrams / math.Sqrt(float64(k)))
 	for n := minGram; n <= maxGram; n++ {
 		for a := 0; a+n <= runes; a++ {
-			feats = append(feats, feat{h.bucketBytes(nsGram, marked[offs[a]:offs[a+n]]), w})
+			feats = append(feats, mkFeat(h.bucketBytes(nsGram, marked[offs[a]:offs[a+n]]), w))
 		}
 	}
 	return feats
@@ -190,10 +192,10 @@ func (h *Hashed) cjkFeatures(feats []feat, run string) []feat {
 	for i := 0; i < len(run); {
 		_, n := utf8.DecodeRuneInString(run[i:])
 		j := i + n
-		feats = append(feats, feat{h.bucket(nsCJK, run[i:j]), weightUnigram})
+		feats = append(feats, mkFeat(h.bucket(nsCJK, run[i:j]), weightUnigram))
 		if j < len(run) {
 			_, m := utf8.DecodeRuneInString(run[j:])
-			feats = append(feats, feat{h.bucket(nsCJK, run[i:j+m]), weightBigram})
+			feats = append(feats, mkFeat(h.bucket(nsCJK, run[i:j+m]), weightBigram))
 		}
 		i = j
 	}
@@ -206,10 +208,10 @@ func finish(feats []feat) SparseVector {
 	if len(feats) == 0 {
 		return SparseVector{}
 	}
-	slices.SortFunc(feats, func(a, b feat) int { return cmp.Compare(a.idx, b.idx) })
+	slices.Sort(feats)
 	n := 1
 	for i := 1; i < len(feats); i++ {
-		if feats[i].idx != feats[i-1].idx {
+		if feats[i].idx() != feats[i-1].idx() {
 			n++
 		}
 	}
@@ -218,12 +220,12 @@ func finish(feats []feat) SparseVector {
 	for i := 0; i < len(feats); {
 		j := i
 		var sum, wmax float32
-		for ; j < len(feats) && feats[j].idx == feats[i].idx; j++ {
-			sum += feats[j].w
-			wmax = max(wmax, feats[j].w)
+		for ; j < len(feats) && feats[j].idx() == feats[i].idx(); j++ {
+			sum += feats[j].w()
+			wmax = max(wmax, feats[j].w())
 		}
 		val := wmax * float32(1+math.Log(float64(sum/wmax)))
-		v.Idx = append(v.Idx, feats[i].idx)
+		v.Idx = append(v.Idx, feats[i].idx())
 		v.Val = append(v.Val, val)
 		ss += float64(val) * float64(val)
 		i = j

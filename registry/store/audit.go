@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
@@ -212,10 +213,13 @@ func (s *Store) AuditTail(n int) ([]AuditRecord, error) {
 }
 
 // VerifyAudit walks the committed audit chain from record 1 and checks that records are
-// numbered without gaps, that each stored value is the canonical encoding of its record,
-// that each record's Prev is the previous record's Hash and its Hash matches its content, and
-// that the chain ends at the recorded head. It returns how many records passed; on the first
-// failure the error is a *ChainError naming the record.
+// numbered without gaps, that each record's Hash matches its stored bytes and its Prev is the
+// previous record's Hash, and that the chain ends at the recorded head. It returns how many
+// records passed; on the first failure the error is a *ChainError naming the record.
+//
+// The hash is checked over the stored bytes themselves (the value without its trailing hash
+// field is exactly the encoding the hash was computed over), so any changed byte of a record
+// is caught without decoding it.
 func (s *Store) VerifyAudit() (int, error) {
 	if err := s.enter(); err != nil {
 		return 0, err
@@ -245,16 +249,18 @@ func (s *Store) VerifyAudit() (int, error) {
 			if seq != want {
 				return &ChainError{Seq: want, Reason: "missing"}
 			}
-			v, err := it.Item().ValueCopy(nil)
+			var reason, hash string
+			err := it.Item().Value(func(v []byte) error {
+				hash, reason = checkRecord(v, seq, prev)
+				return nil
+			})
 			if err != nil {
 				return err
 			}
-			if reason := checkRecord(v, seq, prev); reason != "" {
+			if reason != "" {
 				return &ChainError{Seq: seq, Reason: reason}
 			}
-			var rec AuditRecord
-			_ = json.Unmarshal(v, &rec) // checkRecord decoded it already
-			prev = rec.Hash
+			prev = hash
 			n++
 			want++
 		}
@@ -273,42 +279,43 @@ func (s *Store) VerifyAudit() (int, error) {
 	return n, wrapDB("verify audit", err)
 }
 
-// checkRecord returns why the stored value v is not a valid record number seq following a
-// record with hash prev, or "" when it is.
-func checkRecord(v []byte, seq uint64, prev string) string {
-	var rec AuditRecord
-	if err := json.Unmarshal(v, &rec); err != nil {
-		return "undecodable"
+// checkRecord checks the stored value v of record seq, whose predecessor has hash prev. It
+// returns the record's hash, or why the record is bad. An honest record is the JSON encoding
+// of an AuditRecord: it starts with {"seq":N, and ends with ,"prev":"<hex>","hash":"<hex>"}
+// (no prev in record 1); its hash is the SHA-256 of the bytes before ,"hash": plus "}".
+func checkRecord(v []byte, seq uint64, prev string) (hash, reason string) {
+	const hexLen = 2 * sha256.Size
+	hashSuffix := len(`,"hash":""}`) + hexLen
+	if len(v) < hashSuffix || !bytes.HasPrefix(v[len(v)-hashSuffix:], []byte(`,"hash":"`)) ||
+		!bytes.HasSuffix(v, []byte(`"}`)) {
+		return "", "undecodable"
 	}
-	canon, err := json.Marshal(rec)
-	if err != nil || !bytes.Equal(canon, v) {
-		return "not canonical"
-	}
-	if rec.Seq != seq {
-		return "seq mismatch"
-	}
-	if rec.Prev != prev {
-		return "prev mismatch"
-	}
-	if recordHash(v, rec) != rec.Hash {
-		return "hash mismatch"
-	}
-	return ""
-}
-
-// recordHash returns the hash of a record whose canonical encoding is v. Hash is the last
-// field, so the encoding with Hash empty is v without its `,"hash":"…"` suffix; that saves
-// encoding the record again.
-func recordHash(v []byte, rec AuditRecord) string {
-	suffix := `,"hash":"` + rec.Hash + `"}`
-	if rec.Hash == "" || !bytes.HasSuffix(v, []byte(suffix)) {
-		h, _ := hashRecord(rec) // rec came from decoding v: it encodes
-		return h
-	}
+	body := v[:len(v)-hashSuffix]
+	hash = string(v[len(v)-2-hexLen : len(v)-2])
 	h := sha256.New()
-	h.Write(v[:len(v)-len(suffix)])
+	h.Write(body)
 	h.Write([]byte{'}'})
-	return hex.EncodeToString(h.Sum(nil))
+	if hex.EncodeToString(h.Sum(nil)) != hash {
+		return "", "hash mismatch"
+	}
+	// The bytes are what seal wrote; read seq and prev from their fixed places.
+	rest, ok := bytes.CutPrefix(body, []byte(`{"seq":`))
+	i := bytes.IndexByte(rest, ',')
+	if !ok || i < 0 {
+		return "", "undecodable"
+	}
+	if got, err := strconv.ParseUint(string(rest[:i]), 10, 64); err != nil || got != seq {
+		return "", "seq mismatch"
+	}
+	gotPrev := ""
+	prevField := len(`,"prev":""`) + hexLen
+	if len(body) >= prevField && bytes.HasPrefix(body[len(body)-prevField:], []byte(`,"prev":"`)) {
+		gotPrev = string(body[len(body)-1-hexLen : len(body)-1])
+	}
+	if gotPrev != prev {
+		return "", "prev mismatch"
+	}
+	return hash, ""
 }
 
 // wrapDB gives a Badger error the store's prefix; store sentinels and context errors pass
