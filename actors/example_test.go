@@ -19,8 +19,8 @@ func ExampleSystem_Search() {
 	job := &actors.Job{
 		Query: &index.Query{Text: "restart docker"},
 		Plan: []actors.Step{
-			{Kind: index.Exact, Limit: 5},
-			{Kind: index.Lexical, Limit: 5},
+			{Kind: index.Exact, Deadline: 2 * time.Second, Limit: 5},
+			{Kind: index.Lexical, Deadline: 2 * time.Second, Limit: 5},
 			{Kind: index.Semantic, Deadline: 20 * time.Millisecond, Limit: 5},
 		},
 		// Retrieve would call index.Generation.Retrieve; semantic here never answers in time.

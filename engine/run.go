@@ -38,7 +38,7 @@ func (e *Engine) newRunner() (*govern.Governor, func(), error) {
 		Tokens:      e.store,
 		Secrets:     e.store,
 		History:     e.store,
-		GoFuncs:     e.opts.GoFuncs,
+		GoFuncs:     goFuncs(e.opts.GoFuncs),
 		Config:      cfg,
 		TokenKey:    e.opts.TokenKey,
 		TokenTTL:    e.opts.TokenTTL,
@@ -48,4 +48,17 @@ func (e *Engine) newRunner() (*govern.Governor, func(), error) {
 		return nil, nil, err
 	}
 	return g, func() { g.Close() }, nil
+}
+
+// goFuncs returns the built-in go handler functions (those the built-in registry names)
+// overlaid with the embedding program's own.
+func goFuncs(own map[string]handlers.GoFunc) map[string]handlers.GoFunc {
+	m := map[string]handlers.GoFunc{
+		// echo returns its arguments: demo.echo, a harmless action for tests and demos.
+		"echo": func(ctx context.Context, args map[string]any) (any, error) { return args, nil },
+	}
+	for k, f := range own {
+		m[k] = f
+	}
+	return m
 }

@@ -641,16 +641,23 @@ func (im *importer) build(tools []foreignTool) []*Capability {
 		return nil
 	}
 
-	// Packs first, so no action takes an id a pack needs.
-	leafPack := make([]string, len(tools))
+	// Packs first, so no action takes an id a pack needs; the default pack before derived
+	// ones, so that it keeps the id asked for.
+	prefixes := make([][]string, len(tools))
 	leaves := make([]string, len(tools))
 	for i := range tools {
-		prefix, leaf := tools[i].split()
-		leaves[i] = leaf
-		if prefix == nil {
-			leafPack[i] = im.pack(strings.Split(im.opts.Pack, "."), &tools[i], true)
+		prefixes[i], leaves[i] = tools[i].split()
+	}
+	defaultPack := strings.Split(im.opts.Pack, ".")
+	if i := slices.IndexFunc(prefixes, func(p []string) bool { return p == nil }); i >= 0 {
+		im.pack(defaultPack, &tools[i], true)
+	}
+	leafPack := make([]string, len(tools))
+	for i := range tools {
+		if prefixes[i] == nil {
+			leafPack[i] = im.pack(defaultPack, &tools[i], true)
 		} else {
-			leafPack[i] = im.pack(prefix, &tools[i], false)
+			leafPack[i] = im.pack(prefixes[i], &tools[i], false)
 		}
 	}
 	sort.Slice(im.out, func(i, j int) bool { return im.out[i].ID < im.out[j].ID })

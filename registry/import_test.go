@@ -571,3 +571,20 @@ func BenchmarkImport(b *testing.B) {
 	}
 	b.ReportMetric(float64(tools), "capabilities/op")
 }
+
+// TestImportDefaultPackKeepsItsID: a derived pack that maps to the default pack's id gets
+// the suffix, not the default pack.
+func TestImportDefaultPackKeepsItsID(t *testing.T) {
+	caps, err := Import(strings.NewReader("{\"id\": \"Imported.X.getA\"}\n{\"id\": \"getB\"}\n"), FormatJSONL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, c := range caps {
+		ids = append(ids, c.ID)
+	}
+	want := []string{"imported", "imported_2", "imported_2.x", "imported_2.x.get_a", "imported.get_b"}
+	if !slices.Equal(ids, want) {
+		t.Errorf("ids = %v, want %v", ids, want)
+	}
+}

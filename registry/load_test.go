@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -418,5 +420,35 @@ func TestEveryFieldRoundTrips(t *testing.T) {
 				t.Errorf("round trip changed the capability:\n got %s\nwant %s", a, js)
 			}
 		})
+	}
+}
+
+// TestPositionsAreReleased: the side table of source positions must not keep capabilities
+// (or itself) growing in a daemon that reloads its registry.
+func TestPositionsAreReleased(t *testing.T) {
+	count := func() int {
+		n := 0
+		positions.Range(func(_, _ any) bool { n++; return true })
+		return n
+	}
+	before := count()
+	var src strings.Builder
+	for i := range 500 {
+		src.WriteString("- pack_id: p" + strconv.Itoa(i) + "\n  version: 1\n")
+	}
+	caps, err := ParseFile("many.yaml", []byte(src.String()))
+	if err != nil || len(caps) != 500 {
+		t.Fatalf("ParseFile: %d, %v", len(caps), err)
+	}
+	if got := count(); got < before+500 {
+		t.Fatalf("positions holds %d entries, want at least %d", got, before+500)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for count() >= before+500 && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := count(); got >= before+500 {
+		t.Errorf("positions still holds %d entries after the capabilities were dropped", got)
 	}
 }

@@ -78,7 +78,7 @@ var cueTable = map[string][]string{
 		"available actions", "tools for", "capabilities for", "tools related to",
 		"capabilities related to", "what tools do you have", "what do you have for",
 	},
-	cueBrowseQ: {"有哪些", "有什么", "有啥", "都有什么", "列出", "列一下", "列举", "list", "show", "what", "which", "browse", "all"},
+	cueBrowseQ: {"有哪些", "有什么", "有啥", "都有什么", "列出", "列一下", "列举", "list", "show", "what", "which", "browse"},
 	cueGeneric: {
 		"能力", "工具", "功能", "操作", "技能", "接口", "命令", "动作", "tools", "capabilities", "actions",
 		"commands", "skills", "functions", "features", "operations", "abilities",
@@ -180,6 +180,14 @@ var relatives = map[string][]string{
 
 // genericNouns are the stems of the English words for "capability".
 var genericNouns = []string{"tool", "capabl", "action", "command", "skill", "function", "featur", "oper", "abil"}
+
+// browseNouns are the English plurals that make "list"/"what"/"which" a browse request
+// ("list the tools"); "features" or "skills" are too common in ordinary requests.
+var browseNouns = []string{"tools", "capabilities", "actions", "commands"}
+
+// wishNeg are negation cues that, with a clause ending in 了, say "no longer" rather than
+// "don't" ("我不需要它自动购买了").
+var wishNeg = []string{"不需要", "不想", "不用", "无需"}
 
 // genericWords are left out of a browse scope's keys (they say "capability", not which).
 var genericWords = []string{

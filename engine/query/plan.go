@@ -40,7 +40,10 @@ func DefaultDeadlines() map[string]time.Duration {
 //
 //   - explicit ids: exact + metadata, plus lexical when the text says more than the ids
 //     (no semantic: a name is not a meaning);
-//   - browse: hierarchy + metadata, plus exact when ids were written (no lexical);
+//   - browse of a pack (p.Scope or a written id): hierarchy + metadata, plus exact when ids
+//     were written (no lexical);
+//   - browse with no pack found: exact + lexical + semantic + metadata + hierarchy (the words
+//     are all there is to go on);
 //   - otherwise (fuzzy): exact + lexical + semantic + metadata + history (exact is cheap
 //     and an exact name must never be missed);
 //   - a scope (req.Within or p.Scope) adds hierarchy.
@@ -54,11 +57,15 @@ func Plan(p *Parsed, req *registry.SearchRequest) []string {
 		}
 	}
 	switch {
-	case p.Browse:
+	case p.Browse && (p.Scope != "" || len(p.IDs) > 0):
 		set(Hierarchy, Metadata)
 		if len(p.IDs) > 0 {
 			set(Exact)
 		}
+	case p.Browse:
+		// A browse with no pack to list ("what tools do you have to analyse logs"): the
+		// words are all there is, so search them and add the tree.
+		set(Exact, Lexical, Semantic, Metadata, Hierarchy)
 	case len(p.IDs) > 0:
 		set(Exact, Metadata)
 		if hasResidual(p.Text) {

@@ -34,6 +34,15 @@ func TestPlan(t *testing.T) {
 			}
 		})
 	}
+	t.Run("browse without a pack searches the words", func(t *testing.T) {
+		p := normalize(t, lex, "what tools do you have to analyse logs")
+		if !p.Browse || p.Scope != "" {
+			t.Fatalf("parsed %+v", *p)
+		}
+		if got := Plan(p, nil); !slices.Equal(got, []string{Exact, Lexical, Semantic, Metadata, Hierarchy}) {
+			t.Fatalf("plan %v", got)
+		}
+	})
 	t.Run("never lexical on browse, never semantic on ids", func(t *testing.T) {
 		got := Plan(&Parsed{Browse: true, IDs: []string{"a.b"}, Text: "a.b tools"}, nil)
 		if slices.Contains(got, Lexical) {

@@ -184,13 +184,25 @@ func (a *analysis) nextAdjacentCJK(j int) string {
 	return ""
 }
 
+// wish reports whether a negation cue states a wish (不想, 不需要, bare 不) rather than an
+// order (不要, 别): with 再 or a closing 了 it means "no longer".
+func (a *analysis) wish(m *match) bool {
+	return m.e.value == cueNegBare || slices.Contains(wishNeg, a.s[a.toks[m.i].start:a.toks[m.j-1].end])
+}
+
 // negationValid applies the guards of the bare 不 and of 别.
 func (a *analysis) negationValid(m *match) bool {
 	if a.covered[m.i] {
 		return false // inside a word: 识别, 不一致 …
 	}
-	if n := a.nextAdjacentCJK(m.j); n == "再" {
-		return false // 不再 / 不想再: "no longer", a wish to undo, not a prohibition
+	if a.wish(m) && m.e.value != cueNegBare {
+		end := m.j
+		for end < len(a.toks) && a.clause[end] == a.clause[m.i] {
+			end++
+		}
+		if end > m.j && a.toks[end-1].word == "了" {
+			return false // 不需要…了: "no longer needed"
+		}
 	}
 	switch m.e.value {
 	case cueNegStart:
@@ -226,8 +238,10 @@ func (a *analysis) negated() []string {
 		}
 		c := a.clause[m.i]
 		p := m.j
-		if f := a.cueAt(p, cueFiller); f != nil && a.toks[p].word == "再" {
-			continue // 不要再…: "no longer"
+		if a.wish(m) {
+			if q := a.skipFiller(p, c); slices.ContainsFunc(a.toks[p:q], func(t token) bool { return t.word == "再" }) {
+				continue // 不再… / 不想再…: "no longer", a wish to undo, not a prohibition
+			}
 		}
 		for range 8 { // a handful of coordinated verbs at most
 			p = a.skipFiller(p, c)
@@ -511,7 +525,7 @@ func (a *analysis) browse(p *Parsed) {
 				if t := a.toks[g.i]; !t.cjk {
 					// English: the cue comes first, at most three words before a plural noun
 					// ("list the tools", "show me all capabilities").
-					if g.i < q.j || g.i-q.j > 2 || a.toks[q.i].cjk || !strings.HasSuffix(t.word, "s") {
+					if g.i < q.j || g.i-q.j > 2 || a.toks[q.i].cjk || !slices.Contains(browseNouns, t.word) {
 						continue
 					}
 				} else if d := max(g.i-q.j, q.i-g.j); !a.toks[q.i].cjk || d > 8 {

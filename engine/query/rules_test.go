@@ -143,6 +143,42 @@ func TestRulesNormalize(t *testing.T) {
 		{"which tool (one) is not browsing", "which tool deletes a schedule", func(tb testing.TB, p *Parsed) {
 			wantBool(tb, "browse", p.Browse, false)
 		}},
+		{"advice is not browsing", "what can I do to speed up docker", func(tb testing.TB, p *Parsed) {
+			wantBool(tb, "browse", p.Browse, false)
+		}},
+		{"features of a thing are not browsing", "what are the key features of the new flight search", func(tb testing.TB, p *Parsed) {
+			wantBool(tb, "browse", p.Browse, false)
+		}},
+		{"不再 is no longer, not a prohibition", "不再关注那个账号了", func(tb testing.TB, p *Parsed) {
+			if len(p.Forbidden) != 0 {
+				tb.Errorf("forbidden %v", p.Forbidden)
+			}
+		}},
+		{"不需要…了 is no longer needed", "我不需要它自动更新了", func(tb testing.TB, p *Parsed) {
+			if len(p.Forbidden) != 0 {
+				tb.Errorf("forbidden %v", p.Forbidden)
+			}
+		}},
+		{"不要再 is still an order", "不要再更新 codex 了", func(tb testing.TB, p *Parsed) {
+			want(tb, "forbidden", p.Forbidden, []string{"update"}, nil)
+		}},
+		{"不想再 is a wish to undo", "不想再收藏那个动态了，帮我取消一下", func(tb testing.TB, p *Parsed) {
+			if len(p.Forbidden) != 0 {
+				tb.Errorf("forbidden %v", p.Forbidden)
+			}
+		}},
+		{"never in a statement", "I can never find the update button", func(tb testing.TB, p *Parsed) {
+			if len(p.Forbidden) != 0 {
+				tb.Errorf("forbidden %v", p.Forbidden)
+			}
+		}},
+		{"never as an order", "never delete the schedule", func(tb testing.TB, p *Parsed) {
+			want(tb, "forbidden", p.Forbidden, []string{"delete"}, nil)
+		}},
+		{"no as an order", "update codex, no restart", func(tb testing.TB, p *Parsed) {
+			want(tb, "forbidden", p.Forbidden, []string{"restart"}, []string{"update"})
+			want(tb, "constraints", p.Constraints, []string{"no_restart"}, nil)
+		}},
 		{"explicit write zh", "帮我删除这个日程", func(tb testing.TB, p *Parsed) {
 			wantBool(tb, "explicit write", p.ExplicitWrite, true)
 			want(tb, "intents", p.Intents, []string{"delete"}, nil)

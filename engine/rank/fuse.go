@@ -4,6 +4,8 @@ import "github.com/capdex/capdex/registry"
 
 // Weights are the per-retriever weights of the fusion and its rank constant K.
 type Weights struct {
+	// Exact, Metadata, Lexical, Semantic, Hierarchy and History weigh each retriever's
+	// reciprocal rank; a weight of 0 ignores that retriever.
 	Exact, Metadata, Lexical, Semantic, Hierarchy, History float64
 	// K dampens the advantage of the first ranks; 0 means 60.
 	K float64

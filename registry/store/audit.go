@@ -82,7 +82,8 @@ func hashRecord(rec AuditRecord) (string, error) {
 }
 
 // seal fills Seq, Prev, Time (when zero) and Hash of rec as the successor of prev, and returns
-// the record as stored (Args compacted) with its encoding.
+// it with its encoding. Hash is the last field and omitted when empty, so the encoding is the
+// hashed encoding with `,"hash":"<hex>"` inserted before its closing brace.
 func seal(rec AuditRecord, prev auditHead, now time.Time) (AuditRecord, []byte, error) {
 	rec.Seq = prev.Seq + 1
 	rec.Prev = prev.Hash
@@ -97,20 +98,27 @@ func seal(rec AuditRecord, prev auditHead, now time.Time) (AuditRecord, []byte, 
 	if len(rec.Args) > 0 && !json.Valid(rec.Args) {
 		return AuditRecord{}, nil, fmt.Errorf("%w: audit args are not valid JSON", ErrInvalid)
 	}
-	h, err := hashRecord(rec)
-	if err != nil {
-		return AuditRecord{}, nil, fmt.Errorf("%w: audit record: %v", ErrInvalid, err)
-	}
-	rec.Hash = h
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return AuditRecord{}, nil, fmt.Errorf("%w: audit record: %v", ErrInvalid, err)
 	}
+	sum := sha256.Sum256(b)
+	rec.Hash = hex.EncodeToString(sum[:])
+	out := make([]byte, 0, len(b)+len(`,"hash":""`)+len(rec.Hash))
+	out = append(out, b[:len(b)-1]...)
+	out = append(out, `,"hash":"`...)
+	out = append(out, rec.Hash...)
+	out = append(out, `"}`...)
+	return rec, out, nil
+}
+
+// stored returns rec as a reader gets it back: decoded from its encoding b (Args compacted).
+func stored(rec AuditRecord, b []byte) AuditRecord {
 	var out AuditRecord
 	if err := json.Unmarshal(b, &out); err != nil {
-		return AuditRecord{}, nil, fmt.Errorf("%w: audit record: %v", ErrInvalid, err)
+		return rec // b came from encoding rec; this does not happen
 	}
-	return out, b, nil
+	return out
 }
 
 // appendInTxn seals rec after s.head and writes it and the new head in txn. The caller holds
@@ -120,6 +128,7 @@ func (s *Store) appendInTxn(txn *badger.Txn, rec AuditRecord, now time.Time) (Au
 	if err != nil {
 		return AuditRecord{}, auditHead{}, err
 	}
+	out = stored(out, b)
 	h := auditHead{Seq: out.Seq, Hash: out.Hash}
 	hb, _ := json.Marshal(h) // plain struct: cannot fail
 	if err := txn.Set(AuditKey(out.Seq), b); err != nil {
