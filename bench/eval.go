@@ -50,25 +50,25 @@ type Case struct {
 // Report is the result of an evaluation run. Its JSON has exactly the keys of the capdex
 // eval contract; rates whose cases are absent are null.
 type Report struct {
-	Cases                       int                  `json:"cases"`
-	Recall1                     *float64             `json:"recall@1"`
-	Recall5                     *float64             `json:"recall@5"`
-	Recall10                    *float64             `json:"recall@10"`
-	MRR                         *float64             `json:"mrr"`
-	NDCG5                       *float64             `json:"ndcg@5"`
-	NDCG10                      *float64             `json:"ndcg@10"`
-	Top1                        *float64             `json:"top1"`
-	PackHitRate                 *float64             `json:"pack_hit_rate"`
-	ForbiddenExposureRate       *float64             `json:"forbidden_exposure_rate"`
-	WhenNotToUseViolationRate   *float64             `json:"when_not_to_use_violation_rate"`
-	HighRiskTop1Rate            *float64             `json:"high_risk_top1_rate"`
-	ResolutionAccuracy          *float64             `json:"resolution_accuracy"`
-	LatencyP50US                int64                `json:"latency_p50_us"`
-	LatencyP95US                int64                `json:"latency_p95_us"`
-	PartialRate                 *float64             `json:"partial_rate"`
-	AvgCandidates               *float64             `json:"avg_candidates"`
-	AvgReturned                 *float64             `json:"avg_returned"`
-	PerRetriever                map[string]Retriever `json:"per_retriever"`
+	Cases                     int                  `json:"cases"`
+	Recall1                   *float64             `json:"recall@1"`
+	Recall5                   *float64             `json:"recall@5"`
+	Recall10                  *float64             `json:"recall@10"`
+	MRR                       *float64             `json:"mrr"`
+	NDCG5                     *float64             `json:"ndcg@5"`
+	NDCG10                    *float64             `json:"ndcg@10"`
+	Top1                      *float64             `json:"top1"`
+	PackHitRate               *float64             `json:"pack_hit_rate"`
+	ForbiddenExposureRate     *float64             `json:"forbidden_exposure_rate"`
+	WhenNotToUseViolationRate *float64             `json:"when_not_to_use_violation_rate"`
+	HighRiskTop1Rate          *float64             `json:"high_risk_top1_rate"`
+	ResolutionAccuracy        *float64             `json:"resolution_accuracy"`
+	LatencyP50US              int64                `json:"latency_p50_us"`
+	LatencyP95US              int64                `json:"latency_p95_us"`
+	PartialRate               *float64             `json:"partial_rate"`
+	AvgCandidates             *float64             `json:"avg_candidates"`
+	AvgReturned               *float64             `json:"avg_returned"`
+	PerRetriever              map[string]Retriever `json:"per_retriever"`
 }
 
 // Retriever is one retriever's quality alone.
@@ -104,12 +104,12 @@ type QueryResult struct {
 
 // accum collects the metrics of one run.
 type accum struct {
-	n                                              int
-	r1, r5, r10, mrr, n5, n10, top1, pack          mean
+	n                                             int
+	r1, r5, r10, mrr, n5, n10, top1, pack         mean
 	forbidden, wnt, highRisk, resolution, partial mean
-	cands, returned                                mean
-	lat                                            []time.Duration
-	per                                            map[string]*[2]mean
+	cands, returned                               mean
+	lat                                           []time.Duration
+	per                                           map[string]*[2]mean
 }
 
 func newAccum() *accum { return &accum{per: map[string]*[2]mean{}} }

@@ -93,18 +93,18 @@ func sortErrors(es LintErrors) {
 //
 // Lint does not modify caps. Errors of capabilities read by the loader carry file and line.
 func Lint(caps []*Capability) LintErrors {
-	l := &linter{byID: make(map[string]*Capability, len(caps))}
-	for _, c := range caps {
+	l := &linter{byID: make(map[string]*Capability, len(caps)), first: make(map[string]int, len(caps))}
+	for i, c := range caps {
 		if c == nil {
 			continue
 		}
 		if _, dup := l.byID[c.ID]; !dup && c.ID != "" {
-			l.byID[c.ID] = c
+			l.byID[c.ID], l.first[c.ID] = c, i
 		}
 	}
-	for _, c := range caps {
+	for i, c := range caps {
 		if c != nil {
-			l.capability(c)
+			l.capability(c, i)
 		}
 	}
 	l.checkParallel()
@@ -117,6 +117,7 @@ func Lint(caps []*Capability) LintErrors {
 
 type linter struct {
 	byID   map[string]*Capability // first capability of each id
+	first  map[string]int         // its index in caps
 	errs   LintErrors
 	jobs   []schemaJob
 	sealed []*Capability // capabilities whose schema_digest is checked
@@ -127,7 +128,7 @@ type schemaJob struct {
 	c     *Capability
 	field string
 	raw   []byte
-	msg   string // filled by checkSchemas: "" when the schema compiles
+	msg   string // filled by checkParallel: "" when the schema compiles
 }
 
 // add records a problem of c at field unless the loader already reported that field.
@@ -142,8 +143,9 @@ func (l *linter) add(c *Capability, field, format string, args ...any) {
 	l.errs = append(l.errs, e)
 }
 
-func (l *linter) capability(c *Capability) {
-	l.id(c)
+// capability checks the rules of one capability, caps[index].
+func (l *linter) capability(c *Capability, index int) {
+	l.id(c, index)
 	if c.Version < 1 {
 		l.add(c, "version", "version must be >= 1")
 	}
@@ -227,7 +229,7 @@ func (l *linter) required(c *Capability, field, v string) {
 	}
 }
 
-func (l *linter) id(c *Capability) {
+func (l *linter) id(c *Capability, index int) {
 	switch {
 	case c.ID == "":
 		l.add(c, "id", "id is required")
@@ -236,9 +238,9 @@ func (l *linter) id(c *Capability) {
 		l.add(c, "id", "invalid id %q (want lowercase [a-z0-9_] segments joined by dots)", c.ID)
 		return
 	}
-	if first := l.byID[c.ID]; first != c {
+	if l.first[c.ID] != index {
 		where := ""
-		if sp := positionOf(first); sp != nil {
+		if sp := positionOf(l.byID[c.ID]); sp != nil {
 			where = fmt.Sprintf(" (first defined at %s:%d)", sp.file, sp.line)
 		}
 		l.add(c, "id", "duplicate id%s", where)

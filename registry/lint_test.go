@@ -59,6 +59,9 @@ func TestLintRules(t *testing.T) {
 		{name: "id duplicate", mutate: func(r *reg) []*Capability {
 			return []*Capability{r.pack, r.action, r.recipe, r.action.Clone()}
 		}, wantID: "shop.refund", wantField: "id", wantMsg: "duplicate id"},
+		{name: "id duplicate by the same pointer", mutate: func(r *reg) []*Capability {
+			return []*Capability{r.pack, r.action, r.recipe, r.pack}
+		}, wantID: "shop", wantField: "id", wantMsg: "duplicate id"},
 		{name: "parent pack missing", mutate: func(r *reg) []*Capability { r.action.ID = "store.refund"; return nil },
 			wantID: "store.refund", wantField: "id", wantMsg: `parent pack "store" not found`},
 		{name: "parent is not a pack", mutate: func(r *reg) []*Capability {
