@@ -164,12 +164,18 @@ func nameTokens(s string, fn func(tok string) bool) {
 	}
 }
 
-// stripVersion drops an "@N" version pin.
+// stripVersion drops a trailing "@N" version pin ("a.b@3" → "a.b"); other uses of "@" stay.
 func stripVersion(s string) string {
-	if i := strings.IndexByte(s, '@'); i > 0 {
-		return s[:i]
+	i := strings.LastIndexByte(s, '@')
+	if i <= 0 || i == len(s)-1 {
+		return s
 	}
-	return s
+	for j := i + 1; j < len(s); j++ {
+		if s[j] < '0' || s[j] > '9' {
+			return s
+		}
+	}
+	return s[:i]
 }
 
 // retrieveExact finds capabilities named exactly: by q.IDs, by the whole text, and by each

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -27,21 +28,32 @@ var metaNames = [numMeta]string{"intents", "entities", "symptoms", "domain", "sc
 
 var metaWeights = [numMeta]float32{1.5, 1, 2, 0.5, 1, 0.5, 0.5, 0.3}
 
-// metaPost is the set of documents with one normalised value of one field.
+// metaPost is the set of documents with one normalised value of one field: docs carry the
+// value itself, cdocs only a synonym of it (a value of the same concept: "inspect" for
+// diagnose).
 type metaPost struct {
 	label string // "intents:diagnose"
 	field int
 	docs  *roaring.Bitmap
+	cdocs *roaring.Bitmap
 }
+
+// Metadata weights of a synonym (concept) match and of a pack, relative to a literal
+// match on an action or recipe: a pack declares the vocabulary of its whole subtree.
+const (
+	metaConceptWeight = 0.7
+	metaPackWeight    = 0.5
+)
 
 // metaIndex maps (field, normalised value) to documents.
 type metaIndex struct {
 	fields [numMeta]map[string]*metaPost
 }
 
-// metaKey is one query value resolved to its posting.
+// metaKey is one query value resolved to a posting; docs is post.docs or post.cdocs.
 type metaKey struct {
 	post *metaPost
+	docs *roaring.Bitmap
 	w    float32
 }
 
@@ -89,22 +101,23 @@ func (g *Generation) buildMeta() {
 	for f := range x.fields {
 		x.fields[f] = map[string]*metaPost{}
 	}
-	add := func(f int, v string, d int) {
-		v = normVal(v)
-		if v == "" {
-			return
-		}
+	post := func(f int, v string) *metaPost {
 		p, ok := x.fields[f][v]
 		if !ok {
-			p = &metaPost{label: metaNames[f] + ":" + v, field: f, docs: roaring.New()}
+			p = &metaPost{label: metaNames[f] + ":" + v, field: f, docs: roaring.New(), cdocs: roaring.New()}
 			x.fields[f][v] = p
 		}
-		p.docs.Add(uint32(d))
+		return p
+	}
+	add := func(f int, v string, d int) {
+		if v = normVal(v); v != "" {
+			post(f, v).docs.Add(uint32(d))
+		}
 	}
 	withConcepts := func(f int, v string, d int) {
 		add(f, v, d)
 		for _, c := range text.Concepts(text.Fold(v)) {
-			add(f, c, d)
+			post(f, c).cdocs.Add(uint32(d))
 		}
 	}
 	for d, c := range g.snap.Caps {
@@ -129,7 +142,9 @@ func (g *Generation) buildMeta() {
 	}
 	for f := range x.fields {
 		for _, p := range x.fields[f] {
+			p.cdocs.AndNot(p.docs)
 			p.docs.RunOptimize()
+			p.cdocs.RunOptimize()
 		}
 	}
 }
@@ -151,15 +166,12 @@ func (g *Generation) metaKeys(s *scratch, q *Query) []metaKey {
 			if !ok {
 				continue
 			}
-			dup := false
-			for _, k := range keys {
-				if k.post == p {
-					dup = true
-					break
-				}
+			if slices.ContainsFunc(keys, func(k metaKey) bool { return k.post == p }) {
+				continue
 			}
-			if !dup {
-				keys = append(keys, metaKey{post: p, w: metaWeights[f]})
+			keys = append(keys, metaKey{post: p, docs: p.docs, w: metaWeights[f]})
+			if !p.cdocs.IsEmpty() {
+				keys = append(keys, metaKey{post: p, docs: p.cdocs, w: metaWeights[f] * metaConceptWeight})
 			}
 		}
 	}
@@ -207,7 +219,7 @@ func (g *Generation) retrieveMetadata(q *Query, allow *roaring.Bitmap, limit int
 	}
 	buf = buf[:cap(buf)]
 	for _, k := range keys {
-		it := k.post.docs.ManyIterator()
+		it := k.docs.ManyIterator()
 		for n := it.NextMany(buf); n > 0; n = it.NextMany(buf) {
 			for _, d := range buf[:n] {
 				if !has(bits, d) {
@@ -224,7 +236,11 @@ func (g *Generation) retrieveMetadata(q *Query, allow *roaring.Bitmap, limit int
 	s.ids = buf[:0]
 	s.top.reset(limit)
 	for _, d := range s.docs {
-		s.top.push(cand{doc: d, score: acc[d]})
+		sc := acc[d]
+		if g.isPack(d) {
+			sc *= metaPackWeight
+		}
+		s.top.push(cand{doc: d, score: sc})
 	}
 	s.clearTouched()
 	best := s.top.best()
@@ -236,7 +252,7 @@ func (g *Generation) retrieveMetadata(q *Query, allow *roaring.Bitmap, limit int
 	for i, c := range best {
 		start := len(labels)
 		for _, k := range keys {
-			if k.post.docs.Contains(c.doc) {
+			if k.docs.Contains(c.doc) {
 				labels = append(labels, k.post.label)
 			}
 		}

@@ -348,7 +348,9 @@ func (g *Generation) semanticHNSW(qv []float32, allow *roaring.Bitmap, limit int
 	x := &g.sem
 	s := getScratch()
 	defer putScratch(s)
-	for k := limit * 2; ; k *= 4 {
+	// coder/hnsw stops a layer-0 search once a pass brings no improvement and k results
+	// are held, so asking for more than limit raises recall
+	for k := max(limit*4, 64); ; k *= 4 {
 		k = min(k, g.n)
 		s.top.reset(limit)
 		for _, nd := range x.graph.Search(qv, k) {

@@ -21,7 +21,8 @@
 // arguments digest, expiry and a random single-use id. The single-use id is spent in the
 // same store transaction that appends the run's "allowed" record, so of many concurrent
 // redemptions exactly one runs. A new version or digest of the definition (a "rug pull")
-// invalidates tokens issued for the old one.
+// invalidates tokens issued for the old one. A token given for an action that needs no
+// confirmation is ignored (and not spent).
 //
 // # Caveats
 //

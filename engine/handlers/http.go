@@ -206,8 +206,7 @@ func HostAllowed(hostport string, allow []string) bool {
 
 // redactor replaces secret values (raw, JSON-escaped and URL-escaped) by Redacted.
 type redactor struct {
-	pairs []string // old, new pairs for strings.Replacer, longest first
-	r     *strings.Replacer
+	r *strings.Replacer // nil when there are no secrets
 }
 
 func newRedactor(secrets map[string]string) *redactor {
@@ -229,11 +228,12 @@ func newRedactor(secrets map[string]string) *redactor {
 	}
 	sort.Slice(vals, func(i, j int) bool { return len(vals[i]) > len(vals[j]) })
 	rd := &redactor{}
-	for _, v := range vals {
-		rd.pairs = append(rd.pairs, v, Redacted)
-	}
-	if len(rd.pairs) > 0 {
-		rd.r = strings.NewReplacer(rd.pairs...)
+	if len(vals) > 0 {
+		pairs := make([]string, 0, 2*len(vals))
+		for _, v := range vals { // longest first, so a secret's prefix never hides the rest
+			pairs = append(pairs, v, Redacted)
+		}
+		rd.r = strings.NewReplacer(pairs...)
 	}
 	return rd
 }

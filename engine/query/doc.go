@@ -26,8 +26,16 @@
 // # Caveats
 //
 // Rules are heuristics. Negation covers the verb right after a negation cue ("不要直接重装",
-// "don't update it yet", "without reinstalling") and verbs coordinated with it by "or",
-// "或", "、"; it does not parse sentences. A verb used as a past event ("更新后",
-// "after updating", "updated") is not read as an intent. Texts longer than MaxQueryBytes
-// are truncated at a character boundary.
+// "don't update it yet", "without reinstalling"), skipping filler ("直接", "it", "yet"), and
+// verbs coordinated with it by "or", "或", "、"; it does not parse sentences. A wish about
+// the past ("不再关注", "不想再收藏", "我不需要它自动购买了") is not a prohibition, nor is an
+// inability ("不能启动", "can't start": a symptom); "never" and "no" forbid only at the start
+// of a clause. A verb used as a past event ("更新后", "after updating", "updated"), inside a
+// symptom phrase, a constraint ("dry run") or the stated outcome is not an intent. A
+// forbidden verb is forbidden for every target: "restart the container but don't restart
+// docker" forbids restart. Texts longer than MaxQueryBytes are truncated at a character
+// boundary.
+//
+// Building a lexicon costs about 20 ms per 1,000 capabilities (once per registry
+// generation); normalising a query costs tens of microseconds.
 package query

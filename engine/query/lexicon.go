@@ -53,6 +53,7 @@ type Lexicon struct {
 	ids        map[string][]string
 
 	packs    []packInfo
+	packIDs  map[string]bool
 	packKeys map[string][]int32
 }
 
@@ -133,6 +134,7 @@ func NewLexicon(snap *registry.Snapshot) *Lexicon {
 		verbs:      maps.Clone(base.verbs),
 		reads:      base.reads,
 		ids:        make(map[string][]string),
+		packIDs:    make(map[string]bool),
 		packKeys:   make(map[string][]int32),
 	}
 	b := builder{l: l, seen: make(map[string]bool)}
@@ -273,6 +275,7 @@ func (l *Lexicon) addPack(c *registry.Capability) {
 	ks := scopeKeys(nil, c.Title+" "+strings.ReplaceAll(c.ID, ".", " ")+" "+strings.Join(c.Entities, " "), false)
 	idx := int32(len(l.packs))
 	l.packs = append(l.packs, packInfo{id: c.ID, nkeys: len(ks)})
+	l.packIDs[c.ID] = true
 	for _, k := range ks {
 		l.packKeys[k] = append(l.packKeys[k], idx)
 	}
@@ -339,14 +342,7 @@ func (l *Lexicon) bestPack(s string, minHits int) string {
 }
 
 // isPack reports whether id is a known pack.
-func (l *Lexicon) isPack(id string) bool {
-	for _, p := range l.packs {
-		if p.id == id {
-			return true
-		}
-	}
-	return false
-}
+func (l *Lexicon) isPack(id string) bool { return l.packIDs[id] }
 
 // Generation is the registry generation of the snapshot the lexicon was built from.
 func (l *Lexicon) Generation() uint64 { return l.generation }

@@ -74,6 +74,39 @@ func sameDef(stored []byte, data []byte, c *registry.Capability) (bool, error) {
 	return registry.Equal(&old, c), nil
 }
 
+// keyedPointer is a pointer with its key.
+type keyedPointer struct {
+	p   pointer
+	key []byte
+}
+
+// committedPointers returns the latest pointer of every id as of gen, in one pass.
+func committedPointers(txn *badger.Txn, gen uint64) (map[string]keyedPointer, error) {
+	out := map[string]keyedPointer{}
+	o := badger.DefaultIteratorOptions
+	o.PrefetchValues = false
+	o.Prefix = []byte(pfxActive)
+	it := txn.NewIterator(o)
+	defer it.Close()
+	for it.Rewind(); it.Valid(); it.Next() {
+		item := it.Item()
+		id, g, ok := parseActiveKey(item.Key())
+		if !ok || g > gen {
+			continue
+		}
+		v, err := item.ValueCopy(nil)
+		if err != nil {
+			return nil, err
+		}
+		p, err := decodePointer(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", id, err)
+		}
+		out[id] = keyedPointer{p: p, key: item.KeyCopy(nil)} // later keys are newer
+	}
+	return out, nil
+}
+
 // latestPointer returns id's pointer with the highest generation not above maxGen.
 func latestPointer(txn *badger.Txn, id string, maxGen uint64) (p pointer, key []byte, found bool, err error) {
 	o := badger.DefaultIteratorOptions
@@ -101,11 +134,20 @@ func latestPointer(txn *badger.Txn, id string, maxGen uint64) (p pointer, key []
 }
 
 // plan decides what storing c (encoded as data) means given the committed state as of gen.
-func plan(txn *badger.Txn, c *registry.Capability, data []byte, gen uint64, create bool) (change, error) {
+// known, when not nil, holds every committed pointer (see committedPointers), saving a lookup.
+func plan(txn *badger.Txn, c *registry.Capability, data []byte, gen uint64, create bool, known map[string]keyedPointer) (change, error) {
 	ch := change{c: c, data: data}
-	old, oldKey, found, err := latestPointer(txn, c.ID, gen)
-	if err != nil {
-		return ch, err
+	var old pointer
+	var oldKey []byte
+	var found bool
+	if known != nil {
+		kp, ok := known[c.ID]
+		old, oldKey, found = kp.p, kp.key, ok
+	} else {
+		var err error
+		if old, oldKey, found, err = latestPointer(txn, c.ID, gen); err != nil {
+			return ch, err
+		}
 	}
 	ch.old, ch.oldKey, ch.hadOld = old, oldKey, found
 	ch.rec = AuditRecord{Kind: KindRegistry, Action: c.ID, Version: c.Version, Digest: digestOf(data)}
@@ -186,7 +228,7 @@ func (s *Store) putOne(ctx context.Context, c *registry.Capability, actor string
 		return err
 	}
 	return s.commitOne(ctx, func(txn *badger.Txn, gen uint64) (*change, error) {
-		ch, err := plan(txn, c, data, gen, create)
+		ch, err := plan(txn, c, data, gen, create, nil)
 		if err != nil || ch.noop {
 			return nil, err
 		}
@@ -286,13 +328,20 @@ func (s *Store) PutAll(ctx context.Context, caps []*registry.Capability, actor s
 	gen := s.gen.Load() + 1
 	var changes []change
 	err := s.db.View(func(txn *badger.Txn) error {
+		var known map[string]keyedPointer
+		if len(caps) > 64 {
+			var err error
+			if known, err = committedPointers(txn, gen-1); err != nil {
+				return err
+			}
+		}
 		for i, c := range caps {
 			if i%256 == 0 {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
 			}
-			ch, err := plan(txn, c, datas[i], gen-1, false)
+			ch, err := plan(txn, c, datas[i], gen-1, false, known)
 			if err != nil {
 				if errors.Is(err, ErrCorrupt) || !isInputError(err) {
 					return err
@@ -724,29 +773,9 @@ func (s *Store) scan(prefix string) ([]*registry.Capability, uint64, error) {
 		o.Prefix = []byte(pfxActive + prefix)
 		it := txn.NewIterator(o)
 		defer it.Close()
-		// An item is valid only until Next, so the latest pointer value of the current id
-		// is copied into cur.
-		curID := ""
-		var cur []byte
-		emit := func() error {
-			if cur == nil {
-				return nil
-			}
-			p, err := decodePointer(cur)
-			if err != nil {
-				return fmt.Errorf("%s: %w", curID, err)
-			}
-			if p.Deleted {
-				return nil
-			}
-			d, err := getValue(txn, defKey(curID, p.Version))
-			if err != nil {
-				return fmt.Errorf("%w: %s@%d: definition missing: %v", ErrCorrupt, curID, p.Version, err)
-			}
-			raws = append(raws, d)
-			ptrs = append(ptrs, p)
-			return nil
-		}
+		// Pass 1: the latest committed pointer of every id. An item is valid only until
+		// Next, so the pointer value is copied.
+		var ids []string
 		for it.Rewind(); it.Valid(); it.Next() {
 			item := it.Item()
 			id, g, ok := parseActiveKey(item.Key())
@@ -756,17 +785,62 @@ func (s *Store) scan(prefix string) ([]*registry.Capability, uint64, error) {
 			if prefix != "" && id != prefix && !strings.HasPrefix(id, prefix+".") {
 				continue
 			}
-			if id != curID {
-				if err := emit(); err != nil {
-					return err
-				}
-				curID = id
-			}
-			if cur, err = item.ValueCopy(cur[:0]); err != nil {
+			v, err := item.ValueCopy(nil)
+			if err != nil {
 				return err
 			}
+			p, err := decodePointer(v)
+			if err != nil {
+				return fmt.Errorf("%s: %w", id, err)
+			}
+			if n := len(ids); n > 0 && ids[n-1] == id {
+				ptrs[n-1] = p // a newer pointer of the same id
+				continue
+			}
+			ids = append(ids, id)
+			ptrs = append(ptrs, p)
 		}
-		return emit()
+		// Pass 2: the definitions, merged from one sequential walk over def/ (def keys sort
+		// like pointer keys), which decompresses each table block once; a Seek or Get per
+		// id would decompress blocks again and again.
+		do := badger.DefaultIteratorOptions
+		do.PrefetchValues = false
+		do.Prefix = []byte(pfxDef + prefix)
+		dit := txn.NewIterator(do)
+		defer dit.Close()
+		keep := ptrs[:0]
+		i := 0
+		var want []byte
+		next := func() {
+			for ; i < len(ids) && ptrs[i].Deleted; i++ {
+			}
+			want = nil
+			if i < len(ids) {
+				want = defKey(ids[i], ptrs[i].Version)
+			}
+		}
+		next()
+		for dit.Rewind(); dit.Valid() && want != nil; dit.Next() {
+			switch c := bytes.Compare(dit.Item().Key(), want); {
+			case c < 0:
+				continue // an older version, or an id outside the subtree
+			case c > 0:
+				return fmt.Errorf("%w: %s@%d: definition missing", ErrCorrupt, ids[i], ptrs[i].Version)
+			}
+			d, err := dit.Item().ValueCopy(nil)
+			if err != nil {
+				return err
+			}
+			raws = append(raws, d)
+			keep = append(keep, ptrs[i])
+			i++
+			next()
+		}
+		if want != nil {
+			return fmt.Errorf("%w: %s@%d: definition missing", ErrCorrupt, ids[i], ptrs[i].Version)
+		}
+		ptrs = keep
+		return nil
 	})
 	if err != nil {
 		return nil, 0, wrapDB("scan", err)
