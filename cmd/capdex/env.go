@@ -136,12 +136,7 @@ func (c *common) identity() (registry.RuntimeContext, error) {
 	if len(parts) != 3 || parts[0] == "" || parts[1] == "" {
 		return rc, badInput("--as %q: want TENANT:USER:SCOPE,... (scopes may be empty)", c.as)
 	}
-	rc.Tenant, rc.User, rc.Scopes = parts[0], parts[1], nil
-	for _, s := range strings.Split(parts[2], ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			rc.Scopes = append(rc.Scopes, s)
-		}
-	}
+	rc.Tenant, rc.User, rc.Scopes = parts[0], parts[1], splitList(parts[2])
 	return rc, nil
 }
 
@@ -167,5 +162,5 @@ func printJSON(w io.Writer, v any) error {
 }
 
 func isEngineBadInput(err error) bool {
-	return errors.Is(err, engine.ErrInvalidRequest) || errors.Is(err, registry.ErrLint) || errors.Is(err, flag.ErrHelp)
+	return errors.Is(err, engine.ErrInvalidRequest) || errors.Is(err, registry.ErrLint)
 }

@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -76,7 +77,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		err := c.run(ctx, env, args[1:])
 		defer env.close()
-		if err == nil {
+		if err == nil || errors.Is(err, flag.ErrHelp) {
 			return exitOK
 		}
 		fmt.Fprintf(stderr, "capdex %s: %v\n", c.name, err)

@@ -47,6 +47,9 @@ func cmdImport(ctx context.Context, env *cliEnv, args []string) error {
 	c.register(fs)
 	format := fs.String("format", "auto", "input format: yaml (a registry directory or file), openai, anthropic, mcp, jsonl, auto")
 	pack := fs.String("pack", "imported", "pack for imported tools whose names carry no pack")
+	discover := fs.String("discover", "*", "ACL of the imported packs: who may discover (scopes, user:NAME, tenant:NAME, *)")
+	describe := fs.String("describe", "*", "ACL of the imported packs: who may describe")
+	execute := fs.String("execute", "", "ACL of the imported packs: who may execute (default: nobody but admin)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -68,7 +71,8 @@ func cmdImport(ctx context.Context, env *cliEnv, args []string) error {
 			return badInput("%v", err)
 		}
 		defer f.Close()
-		caps, err = registry.ImportWith(f, registry.ImportOptions{Format: *format, Pack: *pack, Provider: "import"})
+		acl := registry.ACL{Discover: splitList(*discover), Describe: splitList(*describe), Execute: splitList(*execute)}
+		caps, err = registry.ImportWith(f, registry.ImportOptions{Format: *format, Pack: *pack, Provider: "import", Source: path, ACL: acl})
 		if err != nil {
 			err = fmt.Errorf("%s: %w", path, err)
 		}
@@ -203,4 +207,14 @@ func cmdAudit(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintf(env.stdout, "ok: audit chain of %d records verified\n", count)
 	}
 	return verr
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
 }

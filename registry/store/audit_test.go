@@ -79,6 +79,16 @@ func TestAuditHonestChain(t *testing.T) {
 			t.Fatalf("record %d: %+v", i, r)
 		}
 		prev = r.Hash
+		// The stored value is the record's JSON encoding, and its hash is that of the
+		// encoding with Hash empty.
+		raw, err := s.RawGet(AuditKey(r.Seq))
+		enc, _ := json.Marshal(r)
+		if err != nil || !bytes.Equal(raw, enc) {
+			t.Fatalf("record %d stored as %s, encodes as %s", r.Seq, raw, enc)
+		}
+		if h, _ := hashRecord(r); h != r.Hash {
+			t.Fatalf("record %d: hash %s, recomputed %s", r.Seq, r.Hash, h)
+		}
 	}
 	seq, hash, err := s.AuditHead()
 	if err != nil || seq != 12 || hash != prev {

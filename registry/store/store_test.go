@@ -6,11 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	badger "github.com/dgraph-io/badger/v4"
 
 	"github.com/capdex/capdex/registry"
 )
@@ -689,3 +693,35 @@ func TestLoggerRouted(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestEmptyLogFiles: a process killed right after creating a WAL or value-log file leaves it
+// empty, and Badger alone then refuses to open the directory (dgraph-io/badger#2207). Open
+// removes such files.
+func TestEmptyLogFiles(t *testing.T) {
+	for _, name := range []string{"00042.mem", "00009.vlog"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := openT(t, dir)
+			if err := s.Put(context.Background(), titled("a.b", 1, "x"), "u"); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if db, err := badger.Open(badger.DefaultOptions(dir).WithLogger(nil)); err == nil {
+				t.Log("Badger opens the directory by itself now; the workaround may go")
+				db.Close()
+				if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s = openT(t, dir)
+			if c, err := s.Get("a.b", 0); err != nil || c.Title != "x" {
+				t.Fatalf("after repair: %v, %v", c, err)
+			}
+		})
+	}
+}
