@@ -42,6 +42,12 @@ func benchJob() *Job {
 		Retrieve: trivialRetrieve, Rank: trivialRank}
 }
 
+// reportCPU reports the process CPU time per op since cpu0: a cost figure that,
+// unlike ns/op, other processes loading the machine barely change.
+func reportCPU(b *testing.B, cpu0 time.Duration) {
+	b.ReportMetric(float64((processCPU()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+}
+
 // BenchmarkSearch is one search at a time through the actor layer: five trivial
 // retrievers, fan-out, gather, final Rank. actor-ns/op is its cost above the same
 // work done by direct function calls (BenchmarkDirect).
@@ -51,11 +57,13 @@ func BenchmarkSearch(b *testing.B) {
 	ctx := context.Background()
 	base := directNS(job)
 	b.ReportAllocs()
+	cpu0 := processCPU()
 	for b.Loop() {
 		if _, err := s.Search(ctx, job); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, cpu0)
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)-base, "actor-ns/op")
 }
 
@@ -66,6 +74,7 @@ func BenchmarkSearchStream(b *testing.B) {
 	job.Stream = true
 	ctx := context.Background()
 	b.ReportAllocs()
+	cpu0 := processCPU()
 	for b.Loop() {
 		ch, err := s.SearchStream(ctx, job)
 		if err != nil {
@@ -74,6 +83,7 @@ func BenchmarkSearchStream(b *testing.B) {
 		for range ch {
 		}
 	}
+	reportCPU(b, cpu0)
 }
 
 // BenchmarkSearchParallel runs many searches at once (b.RunParallel); inflight is
@@ -87,7 +97,7 @@ func BenchmarkSearchParallel(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()
 			b.SetParallelism(max(1, inflight/procs))
-			start := time.Now()
+			start, cpu0 := time.Now(), processCPU()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					if _, err := s.Search(ctx, job); err != nil {
@@ -97,6 +107,7 @@ func BenchmarkSearchParallel(b *testing.B) {
 				}
 			})
 			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "searches/s")
+			reportCPU(b, cpu0)
 		})
 	}
 }
@@ -141,9 +152,11 @@ func BenchmarkDirect(b *testing.B) {
 	ctx := context.Background()
 	d := &direct{cands: roaring.New()}
 	b.ReportAllocs()
+	cpu0 := processCPU()
 	for b.Loop() {
 		if d.run(ctx, job) == nil {
 			b.Fatal("no response")
 		}
 	}
+	reportCPU(b, cpu0)
 }

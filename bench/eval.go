@@ -87,6 +87,9 @@ type Options struct {
 	PerQuery io.Writer
 	// Progress, when set, receives a progress bar for runs longer than a second.
 	Progress io.Writer
+	// RuntimeContext is the caller EvalQueries searches as; nil means an admin of tenant
+	// "default" who may discover everything.
+	RuntimeContext *registry.RuntimeContext
 }
 
 // QueryResult is one line written to Options.PerQuery.
@@ -233,6 +236,9 @@ func EvalQueries(ctx context.Context, e *engine.Engine, queries []LabelledQuery,
 	}
 	label := labeller(e.Snapshot())
 	rc := registry.RuntimeContext{Tenant: "default", User: "eval", Scopes: []string{"*", "admin"}}
+	if opts.RuntimeContext != nil {
+		rc = *opts.RuntimeContext
+	}
 	a := newAccum()
 	bar := newProgress(opts.Progress, len(queries))
 	for i, q := range queries {

@@ -131,7 +131,7 @@ func (s *Server) observe(next http.Handler, mux *http.ServeMux) http.Handler {
 			s.m.httpSeconds.WithLabelValues(pattern).Observe(took.Seconds())
 			attrs := []slog.Attr{
 				slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
-				slog.Int("status", code), slog.Duration("took", took), slog.String("remote", r.RemoteAddr),
+				slog.Int("status", code), slog.Float64("took_ms", float64(took.Microseconds())/1000), slog.String("remote", r.RemoteAddr),
 			}
 			if c := rec.caller; c != nil {
 				attrs = append(attrs, slog.String("tenant", c.Tenant), slog.String("user", c.User), slog.String("key", c.KeyID))
@@ -396,7 +396,7 @@ func (s *Server) handleDeleteCapability(w http.ResponseWriter, r *http.Request) 
 		writeEngineError(w, r, s.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"id": id, "deleted": true, "generation": gen})
+	writeJSON(w, http.StatusOK, DeleteResult{ID: id, Deleted: true, Generation: gen})
 }
 
 func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"testing"
 	"time"
 )
@@ -96,5 +97,32 @@ func TestHistoryFoldMatchesSum(t *testing.T) {
 	}
 	if math.Abs(got["x"]-want) > 1e-9*want {
 		t.Fatalf("folded %v, summed %v", got["x"], want)
+	}
+}
+
+// TestHistoryConcurrent: concurrent uses of one id conflict in Badger and are retried, so
+// none is lost.
+func TestHistoryConcurrent(t *testing.T) {
+	s := openT(t, "")
+	at := time.Now()
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for i := 0; i < 64; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- s.RecordUse(context.Background(), "u", "p", "x", at)
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.Uses("u", "p", at)
+	if err != nil || math.Abs(got["x"]-64*(1+ProjectWeight)) > 1e-9 {
+		t.Fatalf("Uses = %v, %v; want %v", got, err, 64*(1+ProjectWeight))
 	}
 }

@@ -436,11 +436,15 @@ func (s *Store) putAllStaged(ctx context.Context, changes []change, gen uint64, 
 		if err == nil || flipped {
 			return
 		}
-		// Roll back what was staged; should that fail too, the next writer or Open retries.
+		// Roll back what was staged, or keep it if a flip that reported an error landed
+		// after all; should the cleanup fail too, the next writer or Open retries it.
 		s.reloadAfterError()
+		if s.gen.Load() == gen {
+			err = nil
+		}
 		if cerr := s.cleanupStage(); cerr != nil {
 			s.dirty = true
-			s.log.Warn("store: rollback of a failed import deferred", "err", cerr)
+			s.log.Warn("store: cleanup of an import deferred", "err", cerr)
 		}
 	}()
 	b := newBatcher(s.db)

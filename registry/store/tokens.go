@@ -103,7 +103,7 @@ func (s *Store) Secret(name string, gen func() ([]byte, error)) ([]byte, error) 
 	s.secMu.Lock()
 	defer s.secMu.Unlock()
 	key := []byte(pfxSecret + name)
-	var out []byte
+	var out, fresh []byte // fresh: generated at most once, kept across retries
 	err := s.update(context.Background(), func(txn *badger.Txn) error {
 		v, err := getValue(txn, key)
 		if err == nil {
@@ -113,15 +113,18 @@ func (s *Store) Secret(name string, gen func() ([]byte, error)) ([]byte, error) 
 		if !errors.Is(err, badger.ErrKeyNotFound) {
 			return err
 		}
-		b, err := gen()
-		if err != nil {
-			return fmt.Errorf("store: secret %s: %w", name, err)
+		if fresh == nil {
+			b, err := gen()
+			if err != nil {
+				return fmt.Errorf("store: secret %s: %w", name, err)
+			}
+			if len(b) == 0 {
+				return fmt.Errorf("%w: secret %s: generator returned nothing", ErrInvalid, name)
+			}
+			fresh = bytes.Clone(b)
 		}
-		if len(b) == 0 {
-			return fmt.Errorf("%w: secret %s: generator returned nothing", ErrInvalid, name)
-		}
-		out = bytes.Clone(b)
-		return txn.Set(key, out)
+		out = fresh
+		return txn.Set(key, fresh)
 	})
 	if err != nil {
 		return nil, wrapDB("secret", err)

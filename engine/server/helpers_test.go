@@ -1,0 +1,263 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/capdex/capdex/engine"
+)
+
+// Test keys: dev has the scopes of the built-in registry's default ACLs; admin passes
+// every gate and may write.
+const (
+	devKey   = "dev-key-0123456789abcdef"
+	adminKey = "admin-key-0123456789abcdef"
+	otherKey = "other-key-0123456789abcdef"
+)
+
+// capdexBin is the capdex binary built once by TestMain for the end-to-end tests.
+var capdexBin string
+
+// leakOptions ignore goroutines that outlive a test by design: the process-wide pools of
+// libraries (Badger's, glog's) and the test binary's own.
+var leakOptions = []goleak.Option{
+	goleak.IgnoreTopFunction("github.com/golang/glog.(*fileSink).flushDaemon"),
+	goleak.IgnoreTopFunction("github.com/dgraph-io/ristretto/v2/z.(*AllocatorPool).freeupAllocators"),
+	goleak.IgnoreAnyFunction("github.com/dgraph-io/badger/v4/y.(*WaterMark).process"),
+	goleak.IgnoreTopFunction("go.opencensus.io/stats/view.(*worker).start"),
+}
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "capdex-server-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	capdexBin = filepath.Join(dir, "capdex")
+	if runtime.GOOS == "windows" {
+		capdexBin += ".exe"
+	}
+	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(gobin); err != nil {
+		gobin = "go"
+	}
+	build := exec.Command(gobin, "build", "-o", capdexBin, "github.com/capdex/capdex/cmd/capdex")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building capdex: %v\n%s", err, out)
+		capdexBin = "" // the end-to-end tests fail with this message
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	if code == 0 {
+		if err := goleak.Find(leakOptions...); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: goroutines leaked by the tests: %v\n", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+func needBinary(tb testing.TB) string {
+	tb.Helper()
+	if capdexBin == "" {
+		tb.Fatal("the capdex binary did not build (see the TestMain output)")
+	}
+	return capdexBin
+}
+
+// logBuffer is a goroutine-safe log sink for assertions on log records.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// testLogger logs to stderr when CAPDEX_TEST_LOG is set, else to w (or nowhere).
+func testLogger(w io.Writer) *slog.Logger {
+	if os.Getenv("CAPDEX_TEST_LOG") != "" {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	if w == nil {
+		return nil
+	}
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+func testConfig() *Config {
+	return &Config{
+		Keys: []KeyConfig{
+			{Key: devKey, User: "dev-user", Scopes: []string{"dev"}},
+			{Key: adminKey, User: "root", Scopes: []string{"admin"}},
+			{Key: otherKey, Tenant: "default", User: "other-user", Scopes: []string{"dev"}},
+		},
+	}
+}
+
+// testServer is a daemon serving on a loopback port.
+type testServer struct {
+	*Server
+	url  string
+	logs *logBuffer
+	stop func()
+}
+
+type serverSetup struct {
+	cfg     func(*Config)
+	engine  func(*engine.Options)
+	options func(*Options)
+}
+
+// startServer opens an in-memory daemon and serves it on 127.0.0.1:0 until the test ends.
+func startServer(tb testing.TB, setup serverSetup) *testServer {
+	tb.Helper()
+	cfg := testConfig()
+	if setup.cfg != nil {
+		setup.cfg(cfg)
+	}
+	logs := &logBuffer{}
+	opts := Options{
+		Logger:         testLogger(logs),
+		ReloadDebounce: 100 * time.Millisecond,
+		EngineOptions: func(o *engine.Options) {
+			o.NoSync = true
+			if setup.engine != nil {
+				setup.engine(o)
+			}
+		},
+	}
+	if setup.options != nil {
+		setup.options(&opts)
+	}
+	srv, err := Open(context.Background(), cfg, opts)
+	if err != nil {
+		tb.Fatalf("Open: %v", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		srv.Close()
+		tb.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln) }()
+	ts := &testServer{Server: srv, url: "http://" + ln.Addr().String(), logs: logs}
+	var once sync.Once
+	ts.stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				tb.Errorf("Serve: %v", err)
+			}
+			srv.Close()
+		})
+	}
+	tb.Cleanup(ts.stop)
+	return ts
+}
+
+// apiResponse is a decoded answer of the HTTP API.
+type apiResponse struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r *apiResponse) json(tb testing.TB, v any) {
+	tb.Helper()
+	if err := json.Unmarshal(r.body, v); err != nil {
+		tb.Fatalf("decoding %s: %v", r.body, err)
+	}
+}
+
+// errorCode returns the error code of an error answer ("" when it is none).
+func (r *apiResponse) errorCode() string {
+	var e ErrorBody
+	if json.Unmarshal(r.body, &e) != nil {
+		return ""
+	}
+	return e.Error.Code
+}
+
+// call sends one request with the key (none when empty) and extra headers "K: V".
+func (ts *testServer) call(tb testing.TB, method, path, key string, body any, headers ...string) *apiResponse {
+	tb.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		rd = bytes.NewReader(j)
+	}
+	req, err := http.NewRequest(method, ts.url+path, rd)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for _, h := range headers {
+		k, v, _ := strings.Cut(h, ":")
+		req.Header.Set(strings.TrimSpace(k), strings.TrimSpace(v))
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		tb.Fatalf("%s %s: reading: %v", method, path, err)
+	}
+	return &apiResponse{status: resp.StatusCode, header: resp.Header, body: b}
+}
+
+// testAction is a valid action definition under the built-in demo pack.
+func testAction(id string, version int, title string) map[string]any {
+	return map[string]any{
+		"action_id": id, "version": version, "resource_type": "action", "capability_type": "tool",
+		"title": title, "summary": "A test action that echoes its message.",
+		"side_effect": "R", "risk_level": "low", "owner": "test-team", "status": "active",
+		"timeout": "5s", "network_policy": "none",
+		"arguments_schema": map[string]any{"type": "object", "properties": map[string]any{"message": map[string]any{"type": "string"}}, "additionalProperties": false},
+		"output_schema":    map[string]any{"type": "object"},
+		"handler":          map[string]any{"kind": "go", "name": "echo"},
+	}
+}
