@@ -134,8 +134,8 @@ func randomContext(r *rand.Rand) (*registry.RuntimeContext, FilterSpec) {
 }
 
 func TestFilterMatchesReference(t *testing.T) {
-	caps := testcat.GenerateCatalog(3000, 7)
-	g := buildCaps(t, 1, caps, Options{})
+	caps := testcat.GenerateCatalog(1500, 7)
+	g := buildCaps(t, 1, caps, cheap)
 	r := rand.New(rand.NewPCG(1, 2))
 	packs := []string{}
 	for _, c := range g.Snapshot().Caps {
@@ -143,7 +143,7 @@ func TestFilterMatchesReference(t *testing.T) {
 			packs = append(packs, c.ID)
 		}
 	}
-	for i := range 300 {
+	for i := range 200 {
 		rc, f := randomContext(r)
 		if i%4 == 0 {
 			f.Within = packs[r.IntN(len(packs))]
@@ -167,8 +167,8 @@ func TestFilterResultIsOwned(t *testing.T) {
 }
 
 func TestColumnSnapshotRestore(t *testing.T) {
-	caps := testcat.GenerateCatalog(1500, 3)
-	g := buildCaps(t, 5, caps, Options{})
+	caps := testcat.GenerateCatalog(600, 3)
+	g := buildCaps(t, 5, caps, cheap)
 	if g.ColumnRestored() {
 		t.Fatal("a fresh build cannot be restored")
 	}
@@ -187,21 +187,21 @@ func TestColumnSnapshotRestore(t *testing.T) {
 		caps     []*registry.Capability
 		restored bool
 	}{
-		{name: "same generation restores", gen: 5, bytes: good, caps: testcat.GenerateCatalog(1500, 3), restored: true},
-		{name: "other generation rebuilds", gen: 6, bytes: good, caps: testcat.GenerateCatalog(1500, 3)},
-		{name: "same generation but changed rows rebuilds", gen: 5, bytes: good, caps: testcat.GenerateCatalog(1500, 4)},
-		{name: "corrupt bytes rebuild", gen: 5, bytes: corrupt, caps: testcat.GenerateCatalog(1500, 3)},
-		{name: "truncated bytes rebuild", gen: 5, bytes: truncated, caps: testcat.GenerateCatalog(1500, 3)},
-		{name: "garbage rebuilds", gen: 5, bytes: []byte("hello"), caps: testcat.GenerateCatalog(1500, 3)},
+		{name: "same generation restores", gen: 5, bytes: good, caps: testcat.GenerateCatalog(600, 3), restored: true},
+		{name: "other generation rebuilds", gen: 6, bytes: good, caps: testcat.GenerateCatalog(600, 3)},
+		{name: "same generation but changed rows rebuilds", gen: 5, bytes: good, caps: testcat.GenerateCatalog(600, 4)},
+		{name: "corrupt bytes rebuild", gen: 5, bytes: corrupt, caps: testcat.GenerateCatalog(600, 3)},
+		{name: "truncated bytes rebuild", gen: 5, bytes: truncated, caps: testcat.GenerateCatalog(600, 3)},
+		{name: "garbage rebuilds", gen: 5, bytes: []byte("hello"), caps: testcat.GenerateCatalog(600, 3)},
 	}
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := buildCaps(t, tt.gen, tt.caps, Options{ColumnSnapshot: tt.bytes})
+			h := buildCaps(t, tt.gen, tt.caps, Options{Embedder: nopEmbedder{}, ColumnSnapshot: tt.bytes})
 			if h.ColumnRestored() != tt.restored {
 				t.Fatalf("restored = %v, want %v", h.ColumnRestored(), tt.restored)
 			}
-			for range 50 {
+			for range 40 {
 				rc, f := randomContext(r)
 				got := h.Filter(rc, f).ToArray()
 				if ref := refFilter(h, rc, f); !slices.Equal(got, ref) {

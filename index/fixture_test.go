@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/capdex/capdex/index/embed"
 	"github.com/capdex/capdex/registry"
 )
 
@@ -86,6 +87,20 @@ func fixtureCaps() []*registry.Capability {
 			ACL: registry.ACL{Discover: []string{"admin"}}, SideEffect: registry.SideEffectImpact, Status: registry.StatusActive},
 	}
 }
+
+// nopEmbedder is a sparse embedder without features: it keeps builds cheap in tests that do
+// not look at the semantic retriever.
+type nopEmbedder struct{}
+
+func (nopEmbedder) ID() string { return "nop" }
+func (nopEmbedder) Dim() int   { return 1 }
+func (nopEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	return make([][]float32, len(texts)), nil
+}
+func (nopEmbedder) EmbedSparse(string) embed.SparseVector { return embed.SparseVector{} }
+
+// cheap are build options for tests that do not use the semantic retriever.
+var cheap = Options{Embedder: nopEmbedder{}}
 
 // buildFixture builds a generation over fixtureCaps at registry generation 1.
 func buildFixture(tb testing.TB, opts Options) *Generation {

@@ -49,6 +49,7 @@ type Options struct {
 type Generation struct {
 	snap    *registry.Snapshot
 	n       int
+	pack    []bool // pack[d]: doc d is a pack
 	emb     embed.Embedder
 	history HistorySource
 	log     *slog.Logger
@@ -87,6 +88,10 @@ func Build(ctx context.Context, snap *registry.Snapshot, opts Options) (*Generat
 	}
 	if g.emb == nil {
 		g.emb = embed.NewHashed()
+	}
+	g.pack = make([]bool, g.n)
+	for d, c := range snap.Caps {
+		g.pack[d] = c.ResourceType == registry.TypePack
 	}
 	steps := []struct {
 		d  *time.Duration

@@ -57,9 +57,7 @@ func (g *Generation) buildTree() {
 func (t *treeIndex) children(d uint32) []uint32 { return t.child[t.childOff[d]:t.childOff[d+1]] }
 
 // isPack reports whether doc d is a pack.
-func (g *Generation) isPack(d uint32) bool {
-	return g.snap.Caps[d].ResourceType == registry.TypePack
-}
+func (g *Generation) isPack(d uint32) bool { return g.pack[d] }
 
 // scope finds the pack a hierarchy query is about: q.Within (an action's parent when it
 // names an action), else a pack id in q.IDs, else when browsing the allowed pack whose words

@@ -38,8 +38,8 @@ func hiddenCatalogue(n int) []*registry.Capability {
 // capability the caller may not see, by id, tool name, alias, title or scope — and checks
 // that no retriever ever returns a document outside the caller's filter.
 func TestHiddenNeverRetrieved(t *testing.T) {
-	n := 1500
-	rounds := 300
+	n := 800
+	rounds := 200
 	if testing.Short() {
 		n, rounds = 400, 100
 	}
@@ -326,9 +326,9 @@ func (h gaussDense) Embed(ctx context.Context, texts []string) ([][]float32, err
 }
 
 func TestSemanticDense(t *testing.T) {
-	caps := testcat.GenerateCatalog(1200, 8)
+	caps := testcat.GenerateCatalog(800, 8)
 	brute := buildCaps(t, 1, caps, Options{Embedder: gaussDense{dim: 48}, HNSWThreshold: -1})
-	graph := buildCaps(t, 1, testcat.GenerateCatalog(1200, 8), Options{Embedder: gaussDense{dim: 48}, HNSWThreshold: 300, EmbedBatch: 100})
+	graph := buildCaps(t, 1, testcat.GenerateCatalog(800, 8), Options{Embedder: gaussDense{dim: 48}, HNSWThreshold: 300, EmbedBatch: 100})
 	if brute.sem.graph != nil || graph.sem.graph == nil {
 		t.Fatal("HNSWThreshold did not choose the structure")
 	}
@@ -336,7 +336,7 @@ func TestSemanticDense(t *testing.T) {
 	rc := &registry.RuntimeContext{Scopes: []string{"dev"}}
 	allow := graph.Filter(rc, FilterSpec{})
 	var found, total int
-	for range 60 {
+	for range 40 {
 		c := caps[r.IntN(len(caps))]
 		q := &Query{Text: c.Title + " " + c.Summary}
 		for _, a := range []*roaring.Bitmap{nil, allow} {

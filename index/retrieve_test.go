@@ -175,11 +175,11 @@ func TestExactNeverMissesFixture(t *testing.T) {
 }
 
 func TestExactNeverMissesGenerated(t *testing.T) {
-	n := 2000
+	n := 1000
 	if testing.Short() {
 		n = 300
 	}
-	checkExactNeverMisses(t, buildCaps(t, 1, testcat.GenerateCatalog(n, 11), Options{}))
+	checkExactNeverMisses(t, buildCaps(t, 1, testcat.GenerateCatalog(n, 11), cheap))
 }
 
 func TestLexical(t *testing.T) {
@@ -259,11 +259,11 @@ func exhaustiveLexical(g *Generation, q *Query) map[uint32]float32 {
 }
 
 func TestMaxScoreIsExact(t *testing.T) {
-	caps := testcat.GenerateCatalog(4000, 5)
-	g := buildCaps(t, 1, caps, Options{})
+	caps := testcat.GenerateCatalog(2000, 5)
+	g := buildCaps(t, 1, caps, cheap)
 	queries := []string{"create invoice", "删除 日程", "diagnose npm cache timeout", "export report in billing finance",
 		"sync user account permissions", "查询 订单 物流", "update", "monitor cluster node alert metric log", "a b c"}
-	for _, c := range caps[100:140] {
+	for _, c := range caps[100:125] {
 		queries = append(queries, c.Title, c.Summary)
 	}
 	allows := []struct {

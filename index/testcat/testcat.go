@@ -118,6 +118,45 @@ var paramPool = []struct{ name, typ, en, zh string }{
 	{"tags", "array", "labels to attach", "要附加的标签"},
 }
 
+// Text templates: %[1]s is the verb, %[2]s the object, %[3]s the system, %[4]s the domain.
+var (
+	enTitles = []string{"%[1]s %[2]s in %[3]s", "%[3]s: %[1]s %[2]s", "%[1]s a %[2]s", "%[1]s %[3]s %[2]s records"}
+	zhTitles = []string{"%[1]s%[2]s（%[3]s）", "%[3]s%[2]s%[1]s", "%[1]s%[3]s中的%[2]s", "%[2]s%[1]s"}
+	enSums   = []string{
+		"%[1]s a %[2]s in %[3]s and report what changed.",
+		"Lets an agent %[1]s %[2]s records stored in %[3]s.",
+		"%[1]s the %[2]s through the %[3]s API and return the affected ids.",
+		"Use this to %[1]s %[2]s data when working on %[4]s.",
+		"Bulk %[1]s for %[2]s entries kept in %[3]s, with validation.",
+		"%[1]s one %[2]s by id in %[3]s.",
+		"Tool that can %[1]s a %[2]s for the %[4]s team.",
+		"Safely %[1]s %[2]s objects in %[3]s; stops on conflicts.",
+	}
+	zhSums = []string{
+		"在%[3]s中%[1]s%[2]s，并返回变更摘要。",
+		"用于%[1]s%[3]s里的%[2]s记录。",
+		"通过%[3]s接口%[1]s%[2]s，返回受影响的编号。",
+		"%[4]s场景下%[1]s%[2]s数据。",
+		"批量%[1]s%[3]s中的%[2]s，带校验。",
+		"按编号%[1]s一条%[2]s。",
+		"帮助%[4]s团队%[1]s%[2]s的工具。",
+		"安全地%[1]s%[2]s，遇到冲突时停止。",
+	}
+	enExtras = []string{"Supports pagination.", "Needs an API token.", "Results are cached for five minutes.",
+		"Filter by date range.", "Writes an audit event.", "Respects the tenant quota.", "Times out after 30 seconds.",
+		"Returns at most 100 items.", "Retries transient errors.", "Owner approval may be required.",
+		"Handles unicode names.", "Works offline from a local mirror."}
+	zhExtras = []string{"支持分页。", "需要接口令牌。", "结果缓存五分钟。", "可按日期范围筛选。", "会写入审计日志。",
+		"受租户配额限制。", "超过三十秒会超时。", "最多返回一百条。", "遇到临时错误会重试。", "可能需要负责人审批。"}
+	enWhen = []string{"the user wants to %[1]s a %[2]s", "%[3]s %[2]s needs attention", "a %[2]s in %[3]s is wrong",
+		"someone asks to %[1]s %[2]s data", "before closing a %[4]s task about %[2]s"}
+	zhWhen = []string{"需要%[1]s%[2]s时", "%[3]s的%[2]s出现问题", "用户要求%[1]s%[2]s", "%[4]s流程中处理%[2]s"}
+)
+
+func (g *gen) tmpl(list []string, args ...any) string {
+	return fmt.Sprintf(list[g.pick(len(list))], args...)
+}
+
 var tenants = []string{"acme", "globex", "initech"}
 var scopes = []string{"finance", "ops", "hr", "sales"}
 
@@ -279,15 +318,28 @@ func (g *gen) action(d domain, id string, sys word, o word, v verb) *registry.Ca
 		c.Reviewer = "security-team"
 	}
 	if zh {
-		c.Title = fmt.Sprintf("%s%s（%s）", v.zh, o.zh, sys.zh)
-		c.Summary = fmt.Sprintf("在%s中%s%s，返回结果摘要。适用于%s场景。", sys.zh, v.zh, o.zh, d.zh)
-		c.WhenToUse = []string{fmt.Sprintf("需要%s%s时", v.zh, o.zh), fmt.Sprintf("%s的%s出现问题", sys.zh, o.zh)}
+		c.Title = g.tmpl(zhTitles, v.zh, o.zh, sys.zh, d.zh)
+		c.Summary = g.tmpl(zhSums, v.zh, o.zh, sys.zh, d.zh)
+		if g.chance(0.6) {
+			c.Summary += zhExtras[g.pick(len(zhExtras))]
+		}
+		c.WhenToUse = []string{g.tmpl(zhWhen, v.zh, o.zh, sys.zh, d.zh)}
 		c.WhenNotToUse = []string{fmt.Sprintf("用户只想了解%s的说明文档", o.zh)}
 	} else {
-		c.Title = fmt.Sprintf("%s %s in %s", titleCase(v.en), oen, titleCase(sys.en))
-		c.Summary = fmt.Sprintf("%s a %s in %s and report what changed. Works for %s tasks.", titleCase(v.en), oen, titleCase(sys.en), d.en)
-		c.WhenToUse = []string{fmt.Sprintf("the user wants to %s a %s", v.en, oen), fmt.Sprintf("%s %s needs attention", sys.en, oen)}
+		c.Title = g.tmpl(enTitles, titleCase(v.en), oen, titleCase(sys.en), d.en)
+		c.Summary = g.tmpl(enSums, titleCase(v.en), oen, titleCase(sys.en), d.en)
+		if g.chance(0.6) {
+			c.Summary += " " + enExtras[g.pick(len(enExtras))]
+		}
+		c.WhenToUse = []string{g.tmpl(enWhen, v.en, oen, sys.en, d.en)}
 		c.WhenNotToUse = []string{fmt.Sprintf("the user only asks how %s works", oen)}
+	}
+	if g.chance(0.5) {
+		if zh {
+			c.WhenToUse = append(c.WhenToUse, g.tmpl(zhWhen, v.zh, o.zh, sys.zh, d.zh))
+		} else {
+			c.WhenToUse = append(c.WhenToUse, g.tmpl(enWhen, v.en, oen, sys.en, d.en))
+		}
 	}
 	syn := v.synonyms[g.pick(len(v.synonyms))]
 	c.Aliases = []string{v.zh + o.zh, syn + " " + oen}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -17,21 +18,26 @@ import (
 // points, and checks after each that the store opens, holds either the whole import or none
 // of it, keeps an intact audit chain and no staging residue.
 func TestKilledImport(t *testing.T) {
-	// 3000 definitions are about 4.5 MB, a handful of Badger transactions; 1000 (with -short
-	// or -race, whose JSON is many times slower) still need two.
-	n, rounds := 3000, 20
+	// 3000 definitions (3300 with the new ids) are about 5 MB with their audit records,
+	// several Badger transactions of the default 8 MiB memtable. With -short or -race (whose
+	// JSON is many times slower) 500 definitions and a 2 MiB memtable still need several.
+	n, rounds, mem := 3000, 20, int64(0)
 	if testing.Short() || raceOn {
-		n = 1000
+		n, mem = 500, 2<<20
 	}
 	dir := t.TempDir()
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
-	run := func(round int) *exec.Cmd {
-		cmd, _ := startHelper(t, "import", dir, "CAPDEX_STORE_N="+strconv.Itoa(n), "CAPDEX_STORE_ROUND="+strconv.Itoa(round))
-		return cmd
+	run := func(round int) (*exec.Cmd, *bufio.Scanner) {
+		return startHelper(t, "import", dir, "CAPDEX_STORE_N="+strconv.Itoa(n),
+			"CAPDEX_STORE_ROUND="+strconv.Itoa(round), "CAPDEX_STORE_MEMTABLE="+strconv.FormatInt(mem, 10))
 	}
 	// Round 0 runs to the end: the whole import of new ids, and its duration.
 	start := time.Now()
-	if err := run(0).Wait(); err != nil {
+	cmd, out := run(0)
+	if !out.Scan() || out.Text() != "done staged=1" {
+		t.Fatalf("uninterrupted import said %q, want it staged across transactions", out.Text())
+	}
+	if err := cmd.Wait(); err != nil {
 		t.Fatalf("uninterrupted import: %v", err)
 	}
 	full := time.Since(start)
@@ -42,7 +48,7 @@ func TestKilledImport(t *testing.T) {
 	wantGen := 0 // committed imports
 	verify := func(round int) bool {
 		t.Helper()
-		s, err := Open(Options{Dir: dir})
+		s, err := Open(Options{Dir: dir, MemTableSize: mem})
 		if err != nil {
 			t.Fatalf("round %d: reopen: %v", round, err)
 		}
@@ -90,7 +96,7 @@ func TestKilledImport(t *testing.T) {
 	}
 	whole, none := 0, 0
 	for round := 1; round <= rounds; round++ {
-		cmd := run(round)
+		cmd, _ := run(round)
 		// Kill points spread over the whole import and a little past its end.
 		time.Sleep(time.Duration(r.Int64N(int64(full) * 5 / 4)))
 		_ = cmd.Process.Signal(syscall.SIGKILL)
@@ -107,7 +113,11 @@ func TestKilledImport(t *testing.T) {
 	}
 	t.Logf("%d kills: %d imports whole, %d none", rounds, whole, none)
 	// End to end through the public API once.
-	s := openT(t, dir)
+	s, err := Open(Options{Dir: dir, MemTableSize: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
 	caps, gen, err := s.Active()
 	if err != nil || int(gen) != wantGen {
 		t.Fatalf("Active: gen %d, %v", gen, err)

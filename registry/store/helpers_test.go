@@ -37,7 +37,8 @@ func TestMain(m *testing.M) {
 // is open, then does its job and prints "done".
 func runHelper(mode string) int {
 	dir := os.Getenv("CAPDEX_STORE_DIR")
-	s, err := Open(Options{Dir: dir})
+	mem, _ := strconv.ParseInt(os.Getenv("CAPDEX_STORE_MEMTABLE"), 10, 64)
+	s, err := Open(Options{Dir: dir, MemTableSize: mem})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "open:", err)
 		return 3
@@ -55,7 +56,7 @@ func runHelper(mode string) int {
 			fmt.Fprintln(os.Stderr, "import:", err)
 			return 4
 		}
-		fmt.Println("done")
+		fmt.Printf("done staged=%d\n", s.staged.Load())
 	default:
 		fmt.Fprintln(os.Stderr, "unknown helper mode", mode)
 		return 2

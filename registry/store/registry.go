@@ -452,6 +452,11 @@ func (s *Store) putAllStaged(ctx context.Context, changes []change, gen uint64, 
 	head := s.head
 	for i := range changes {
 		if i%128 == 0 {
+			if s.stageHook != nil {
+				if err := s.stageHook(i); err != nil {
+					return err
+				}
+			}
 			if err := ctx.Err(); err != nil {
 				return err
 			}

@@ -84,6 +84,9 @@ type Store struct {
 
 	// staged counts imports that took the staged path (for tests).
 	staged atomic.Int64
+	// stageHook, when set (by tests), is called during staging every 128 definitions with
+	// the number staged so far; an error it returns fails the import there.
+	stageHook func(n int) error
 
 	stopGC chan struct{}
 	gcDone chan struct{}

@@ -343,8 +343,12 @@ func TestPutAll(t *testing.T) {
 			}
 		})
 	}
+	big := 2000 // about 3 MB with the audit records: more than one 1.2 MB transaction
+	if raceOn {
+		big = 1000
+	}
 	t.Run("large import is atomic and staged", func(t *testing.T) {
-		caps := importBatch(2000, 1)
+		caps := importBatch(big, 1)
 		if err := s.PutAll(ctx, caps, "imp"); err != nil {
 			t.Fatal(err)
 		}
@@ -356,6 +360,11 @@ func TestPutAll(t *testing.T) {
 		if err != nil || len(all) != 2+len(caps) || gen != 2 {
 			t.Fatalf("after import: %d caps, gen %d, %v", len(all), gen, err)
 		}
+		for _, c := range caps {
+			if got, err := s.Get(c.ID, 0); err != nil || got.Title != c.Title {
+				t.Fatalf("Get(%s) = %v, %v", c.ID, got, err)
+			}
+		}
 		if n, err := s.VerifyAudit(); err != nil || n != 2+len(caps) {
 			t.Fatalf("VerifyAudit = %d, %v", n, err)
 		}
@@ -364,7 +373,7 @@ func TestPutAll(t *testing.T) {
 			t.Fatalf("repeat import: %v, gen %d", err, s.Generation())
 		}
 		// Next versions of all: old pointers are cleaned up.
-		if err := s.PutAll(ctx, importBatch(2000, 2)[:2000], "imp"); err != nil {
+		if err := s.PutAll(ctx, importBatch(big, 2)[:big], "imp"); err != nil {
 			t.Fatal(err)
 		}
 		checkNoResidue(t, s)
@@ -373,29 +382,58 @@ func TestPutAll(t *testing.T) {
 			t.Fatalf("Get after second import = %v, %v", c, err)
 		}
 	})
-	t.Run("cancelled import leaves nothing", func(t *testing.T) {
-		cctx, cancel := context.WithCancel(ctx)
-		gen := s.Generation()
-		before, _, _ := s.Active()
-		go func() { time.Sleep(2 * time.Millisecond); cancel() }()
-		err := s.PutAll(cctx, importBatch(3000, 5), "imp")
-		cancel()
-		after, _, _ := s.Active()
-		checkNoResidue(t, s)
-		if err == nil {
-			if len(after) != len(before)+300 || s.Generation() != gen+1 {
-				t.Fatalf("finished import incomplete: %d→%d", len(before), len(after))
+	for _, tc := range []struct {
+		name    string
+		failAt  int // definitions staged when the import fails
+		wantErr error
+		cancel  bool
+	}{
+		{"cancelled at the start of staging", 0, context.Canceled, true},
+		{"cancelled midway", big / 2, context.Canceled, true},
+		{"write error midway", big / 2, errDisk, false},
+		{"write error at the end", big - big%128, errDisk, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			s.stageHook = func(n int) error {
+				if n < tc.failAt {
+					return nil
+				}
+				if tc.cancel {
+					cancel()
+					return nil
+				}
+				return errDisk
 			}
-			t.Skip("import finished before the cancel")
-		}
-		if !errors.Is(err, context.Canceled) || len(after) != len(before) || s.Generation() != gen {
-			t.Fatalf("cancelled import: err %v, %d→%d caps, gen %d→%d", err, len(before), len(after), gen, s.Generation())
-		}
-		if _, err := s.VerifyAudit(); err != nil {
+			defer func() { s.stageHook = nil }()
+			gen, staged := s.Generation(), s.staged.Load()
+			before := activeVersions(t, s)
+			err := s.PutAll(cctx, importBatch(big, 9), "imp")
+			if !errors.Is(err, tc.wantErr) || s.staged.Load() != staged+1 {
+				t.Fatalf("PutAll = %v, want %v after staging", err, tc.wantErr)
+			}
+			checkNoResidue(t, s)
+			if after := activeVersions(t, s); !reflect.DeepEqual(after, before) || s.Generation() != gen {
+				t.Fatalf("a failed import changed the registry: %d → %d ids, gen %d → %d", len(before), len(after), gen, s.Generation())
+			}
+			if _, err := s.VerifyAudit(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	t.Run("the next import after a failed one", func(t *testing.T) {
+		if err := s.PutAll(ctx, importBatch(big, 9), "imp"); err != nil {
 			t.Fatal(err)
+		}
+		checkNoResidue(t, s)
+		if c, err := s.Get("bulk.p1.c1", 0); err != nil || c.Version != 10 {
+			t.Fatalf("Get = %v, %v", c, err)
 		}
 	})
 }
+
+var errDisk = errors.New("disk on fire")
 
 func TestConcurrentCreates(t *testing.T) {
 	const n = 64
