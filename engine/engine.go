@@ -130,6 +130,7 @@ func (e *Engine) init(ctx context.Context) error {
 		e.weights = *o.Weights
 	}
 	e.rerank = rank.DefaultRerankOptions()
+	e.rerank.ReadIntents = query.ReadIntents()
 	if o.Rerank != nil {
 		e.rerank = *o.Rerank
 	}
@@ -253,7 +254,7 @@ func (e *Engine) Reload(ctx context.Context) error {
 	e.state.Store(&state{
 		gen:   g,
 		lex:   query.NewLexicon(snap),
-		terms: rank.NewTermCache(snap.Caps, analyzeTerms),
+		terms: rank.NewTermCache(snap.Caps, query.FieldTerms),
 	})
 	e.log.Info("registry generation loaded", "generation", gen, "capabilities", len(caps))
 	return nil

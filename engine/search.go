@@ -15,7 +15,6 @@ import (
 	"github.com/capdex/capdex/engine/query"
 	"github.com/capdex/capdex/engine/rank"
 	"github.com/capdex/capdex/index"
-	"github.com/capdex/capdex/index/text"
 	"github.com/capdex/capdex/registry"
 )
 
@@ -149,7 +148,7 @@ func (e *Engine) signals(st *state, p *query.Parsed, req *registry.SearchRequest
 	s := rank.Signals{
 		Intents: p.Intents, Entities: p.Entities, Symptoms: p.Symptoms,
 		Forbidden: p.Forbidden, Constraints: p.Constraints,
-		Terms: withConcepts(slices.Clone(p.Terms), p.Text), IDs: p.IDs,
+		Terms: p.SignalTerms(), IDs: p.IDs,
 		ExplicitWrite: p.ExplicitWrite, Browse: p.Browse, Scope: p.Scope, Lang: p.Lang,
 	}
 	if req.Within != "" {
@@ -222,6 +221,7 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 	}
 	do := e.diversify
 	do.Ambiguous = res == registry.Ambiguous
+	do.ExplicitWrite = sc.signals.ExplicitWrite
 	top := rank.Diversify(cands, sc.req.Limit, do)
 
 	resp := &registry.SearchResponse{
@@ -311,18 +311,7 @@ func round4(f float64) float64 {
 	return math.Round(f*1e4) / 1e4
 }
 
-// analyzeTerms is the term function of the rank term cache: the analysed terms of s plus
-// its concepts, marked with "~", so when_to_use text in one language meets a query in the
-// other.
-func analyzeTerms(s string) []string { return withConcepts(text.Analyze(s), s) }
 
-// withConcepts appends "~name" for every concept named in s.
-func withConcepts(terms []string, s string) []string {
-	for _, c := range text.ConceptsIn(s) {
-		terms = append(terms, "~"+c)
-	}
-	return terms
-}
 
 // Probe runs one retriever alone on the current generation — no actors, fusion or rerank —
 // with the same normalisation and pre-filter as Search, and returns the capabilities it

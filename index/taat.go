@@ -40,16 +40,60 @@ func has(bits []uint64, d uint32) bool {
 	return bits == nil || bits[d>>6]&(1<<(d&63)) != 0
 }
 
-// kthOf returns the k-th best score among docs (0 when there are fewer than k).
+// kthOf returns the k-th best score among docs (0 when there are fewer than k), by
+// selection over a copy of the scores.
 func kthOf(s *scratch, docs []uint32, k int) float32 {
-	if len(docs) < k {
+	if len(docs) < k || k <= 0 {
 		return 0
 	}
-	s.top.reset(k)
+	v := s.vals[:0]
 	for _, d := range docs {
-		s.top.push(cand{doc: d, score: s.acc[d]})
+		v = append(v, s.acc[d])
 	}
-	return s.top.floor()
+	s.vals = v
+	return selectKth(v, k-1)
+}
+
+// kthSample is how many of the first touched documents estimate the k-th partial score
+// during the first phase: any subset gives a lower bound, and the documents of the
+// strongest lists come first.
+const kthSample = 512
+
+// selectKth returns the element that would be at index k if v were sorted descending
+// (quickselect; v is reordered).
+func selectKth(v []float32, k int) float32 {
+	lo, hi := 0, len(v)-1
+	for lo < hi {
+		// median of three as pivot
+		mid := int(uint(lo+hi) >> 1)
+		if v[mid] > v[lo] {
+			v[mid], v[lo] = v[lo], v[mid]
+		}
+		if v[hi] > v[lo] {
+			v[hi], v[lo] = v[lo], v[hi]
+		}
+		if v[mid] > v[hi] {
+			v[mid], v[hi] = v[hi], v[mid]
+		}
+		p := v[hi] // median now at hi
+		i := lo
+		for j := lo; j < hi; j++ {
+			if v[j] > p {
+				v[i], v[j] = v[j], v[i]
+				i++
+			}
+		}
+		v[i], v[hi] = v[hi], v[i]
+		switch {
+		case k == i:
+			return v[i]
+		case k < i:
+			hi = i - 1
+		default:
+			lo = i + 1
+		}
+	}
+	return v[k]
 }
 
 // candBit marks a document in scratch.seen as a candidate still being completed.
@@ -117,7 +161,7 @@ func scoreTerms(s *scratch, bits []uint64, n, limit int) []cand {
 		// refresh the k-th partial score once the remaining bounds are small enough for it
 		// to matter, then each time they halve
 		if prune && i+1 < len(order) && len(touched) >= limit && rem[i+1] < maxAcc && rem[i+1] <= 0.5*lastCheck {
-			kth = kthOf(s, touched, limit)
+			kth = max(kth, kthOf(s, touched[:min(len(touched), kthSample)], limit))
 			lastCheck = rem[i+1]
 		}
 	}

@@ -114,6 +114,7 @@ type scratch struct {
 	bits   []uint64 // dense allow bitset
 	order  []int32  // terms by upper bound
 	keys64 []uint64 // sort keys of order
+	vals   []float32
 }
 
 // dense returns the zeroed accumulators sized for n docs.

@@ -85,6 +85,7 @@ func (s *Server) newHandler() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusNotFound, "not_found", fmt.Sprintf("no route %s %s", r.Method, r.URL.Path))
 	})
+	s.mux = mux
 	var h http.Handler = mux
 	h = s.authenticate(h, public)
 	h = s.limitBody(h)

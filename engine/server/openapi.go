@@ -55,7 +55,7 @@ func mustJSON(v any) []byte {
 }
 
 func ref(name string) m { return m{"$ref": "#/components/schemas/" + name} }
-func str(desc string) m  { return m{"type": "string", "description": desc} }
+func str(desc string) m { return m{"type": "string", "description": desc} }
 func integer(desc string) m {
 	return m{"type": "integer", "description": desc}
 }
@@ -266,7 +266,7 @@ func openAPI() m {
 			"shell": boolean("Run through /bin/sh -c."), "env": strs("Environment allow-list."), "dir": str("Working directory."),
 			"max_output": integer("Output cap in bytes."), "method": str("HTTP method."), "url": str("URL template."),
 			"headers": m{"type": "object", "additionalProperties": m{"type": "string"}, "description": "Header templates."},
-			"body": str("Body template."), "secrets": m{"type": "object", "additionalProperties": m{"type": "string"}, "description": "Template name → environment variable."},
+			"body":    str("Body template."), "secrets": m{"type": "object", "additionalProperties": m{"type": "string"}, "description": "Template name → environment variable."},
 			"record_arguments": boolean("Keep the raw arguments in the audit."),
 		}, "kind"),
 		"PutResult": object("A stored definition.", false, m{

@@ -52,6 +52,7 @@ type Server struct {
 	runSlots    chan struct{}
 
 	handler http.Handler
+	mux     *http.ServeMux
 	mcpHTTP http.Handler
 	// sessions are the live MCP sessions over HTTP, by session id.
 	sessions sessionTable
