@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/capdex/capdex/engine"
 	"github.com/capdex/capdex/registry"
@@ -210,6 +211,7 @@ func searchLoop(b *testing.B, e *engine.Engine, reqs []registry.SearchRequest, r
 	cands, partial := 0, 0
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := processCPU()
 	for i := 0; i < b.N; i++ {
 		resp, err := e.Search(ctx, reqs[i%len(reqs)], rc)
 		if err != nil {
@@ -221,6 +223,7 @@ func searchLoop(b *testing.B, e *engine.Engine, reqs []registry.SearchRequest, r
 		}
 	}
 	b.StopTimer()
+	reportCPU(b, cpu)
 	b.ReportMetric(float64(cands)/float64(b.N), "candidates/op")
 	b.ReportMetric(float64(partial)/float64(b.N), "partial/op")
 }
@@ -232,6 +235,7 @@ func probeLoop(b *testing.B, e *engine.Engine, retriever string, reqs []registry
 	hits := 0
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := processCPU()
 	for i := 0; i < b.N; i++ {
 		caps, err := e.Probe(ctx, retriever, reqs[i%len(reqs)], rc)
 		if err != nil {
@@ -240,6 +244,7 @@ func probeLoop(b *testing.B, e *engine.Engine, retriever string, reqs []registry
 		hits += len(caps)
 	}
 	b.StopTimer()
+	reportCPU(b, cpu)
 	b.ReportMetric(float64(hits)/float64(b.N), "candidates/op")
 }
 
@@ -252,6 +257,7 @@ func runConcurrent(b *testing.B, g int, fn func(i int)) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	b.ResetTimer()
+	cpu := processCPU()
 	for range g {
 		wg.Go(func() {
 			for {
@@ -265,6 +271,15 @@ func runConcurrent(b *testing.B, g int, fn func(i int)) {
 	}
 	wg.Wait()
 	b.StopTimer()
+	reportCPU(b, cpu)
+}
+
+// reportCPU reports the process CPU time per operation since start (all goroutines: the
+// actors', the collector's).
+func reportCPU(b *testing.B, start time.Duration) {
+	if start > 0 {
+		b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
+	}
 }
 
 // countSum is a counter shared by concurrent searches.

@@ -195,6 +195,7 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 			continue
 		}
 		name := ev.Kind.String()
+		floor := listFloor(g.Planned, &ev)
 		for i, h := range ev.Hits {
 			j, ok := sc.pos[h.Doc]
 			if !ok {
@@ -204,7 +205,7 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 				sc.pos[h.Doc] = j
 				sc.cands = append(sc.cands, rank.Candidate{Doc: h.Doc, Cap: c, Availability: av})
 			}
-			sc.cands[j].Evidence = append(sc.cands[j].Evidence, rank.Source{Retriever: name, Rank: i + 1, Raw: h.Score, Matched: h.Matched})
+			sc.cands[j].Evidence = append(sc.cands[j].Evidence, rank.Source{Retriever: name, Rank: i + 1, Raw: h.Score, Floor: floor, Matched: h.Matched})
 		}
 	}
 	cands := sc.cands
@@ -257,6 +258,22 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 	m.TookUS = time.Since(sc.start).Microseconds()
 	m.Generation = gen.Snapshot().Generation
 	return resp
+}
+
+// listFloor is the raw score under which ev's retriever returned nothing (rank.Source.Floor):
+// the last score when the list reached the step's limit (the retriever cut it there), else 0
+// (it returned every match).
+func listFloor(plan []actors.Step, ev *actors.Evidence) float64 {
+	n := len(ev.Hits)
+	if n == 0 {
+		return 0
+	}
+	for i := range plan {
+		if plan[i].Kind == ev.Kind && plan[i].Limit > 0 && n >= plan[i].Limit {
+			return ev.Hits[n-1].Score
+		}
+	}
+	return 0
 }
 
 // policyHidden reports whether an id the query names exists, the caller may discover it,

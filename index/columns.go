@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/capdex/capdex/registry"
 	"github.com/kelindar/column"
 )
@@ -76,7 +75,8 @@ type colView struct {
 	mu   sync.Mutex // serialises Snapshot calls (kelindar allows one at a time)
 	coll *column.Collection
 
-	rows     []row
+	rows     []row          // the rows, kept only while the view is built
+	n        int            // number of rows
 	osNames  []string       // distinct os names, sorted
 	tenants  []string       // distinct tenant names (other than "*"), sorted
 	acls     []registry.ACL // effective-ACL classes; row.acl indexes this
@@ -112,6 +112,7 @@ func seRank(c *registry.Capability) int {
 
 // prepareRows computes the rows, the schema and the fingerprints from the snapshot.
 func (v *colView) prepareRows(snap *registry.Snapshot) {
+	v.n = len(snap.Caps)
 	v.rows = make([]row, len(snap.Caps))
 	osSet, tenantSet := map[string]bool{}, map[string]bool{}
 	aclIdx := map[string]int{}
@@ -284,7 +285,9 @@ func (g *Generation) buildColumns(snapBytes []byte) error {
 	// Only the vacuum goroutine stops: the collection stays readable and snapshottable.
 	v.coll.Close()
 	g.stats.ColumnRestored = v.restored
-	return g.buildFilter()
+	err := g.buildFilter()
+	v.rows = nil
+	return err
 }
 
 func (v *colView) insertRows(coll *column.Collection) error {
@@ -334,7 +337,7 @@ func (g *Generation) ColumnSnapshot(w io.Writer) error {
 	hdr = append(hdr, colMagic[:]...)
 	hdr = binary.AppendUvarint(hdr, colFormat)
 	hdr = binary.AppendUvarint(hdr, g.snap.Generation)
-	hdr = binary.AppendUvarint(hdr, uint64(len(v.rows)))
+	hdr = binary.AppendUvarint(hdr, uint64(v.n))
 	hdr = binary.LittleEndian.AppendUint64(hdr, v.schema)
 	hdr = binary.LittleEndian.AppendUint64(hdr, v.content)
 	if _, err := w.Write(hdr); err != nil {
@@ -429,20 +432,9 @@ func (v *colView) check(coll *column.Collection) error {
 	return bad
 }
 
-// bitmapOf reads a bitmap index of the view into a roaring bitmap of docIDs.
-func (v *colView) bitmapOf(index string) *roaring.Bitmap {
-	out := roaring.New()
-	buf := make([]uint32, 0, 256)
+// forEach calls fn with every docID in a bitmap index of the view, in order.
+func (v *colView) forEach(index string, fn func(uint32)) {
 	v.coll.Query(func(txn *column.Txn) error {
-		return txn.With(index).Range(func(i uint32) {
-			buf = append(buf, i)
-			if len(buf) == cap(buf) {
-				out.AddMany(buf)
-				buf = buf[:0]
-			}
-		})
+		return txn.With(index).Range(fn)
 	})
-	out.AddMany(buf)
-	out.RunOptimize()
-	return out
 }

@@ -9,8 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/capdex/capdex/registry"
 )
@@ -87,12 +89,17 @@ func loadEvalSet(tb testing.TB, dir, name string) *evalSet {
 	return s
 }
 
-// quality is recall@5, MRR@10 and nDCG@5 (binary relevance) of one retriever on a set.
-type quality struct{ recall5, mrr, ndcg5 float64 }
+// quality is recall@5, MRR@10 and nDCG@5 (binary relevance) of one retriever on a set, and
+// the median and 99th percentile of its per-query wall time.
+type quality struct {
+	recall5, mrr, ndcg5 float64
+	p50, p99            time.Duration
+}
 
 func (s *evalSet) measure(tb testing.TB, k Kind) quality {
 	var q quality
 	ctx := context.Background()
+	took := make([]time.Duration, 0, len(s.queries))
 	for _, eq := range s.queries {
 		rel := map[uint32]bool{}
 		for _, id := range eq.Relevant {
@@ -100,7 +107,9 @@ func (s *evalSet) measure(tb testing.TB, k Kind) quality {
 				rel[d] = true
 			}
 		}
+		start := time.Now()
 		hits, err := s.g.Retrieve(ctx, k, &Query{Text: eq.Query}, nil, 10)
+		took = append(took, time.Since(start))
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -132,7 +141,8 @@ func (s *evalSet) measure(tb testing.TB, k Kind) quality {
 		}
 	}
 	n := float64(len(s.queries))
-	return quality{q.recall5 / n, q.mrr / n, q.ndcg5 / n}
+	slices.Sort(took)
+	return quality{q.recall5 / n, q.mrr / n, q.ndcg5 / n, took[len(took)/2], took[len(took)*99/100]}
 }
 
 // BenchmarkEvalSets imports each ../shared/eval set and reports, per retriever, the time of
@@ -174,6 +184,8 @@ func BenchmarkEvalSets(b *testing.B) {
 				b.ReportMetric(q.recall5, "recall@5")
 				b.ReportMetric(q.mrr, "mrr")
 				b.ReportMetric(q.ndcg5, "ndcg@5")
+				b.ReportMetric(float64(q.p50.Nanoseconds()), "p50-ns")
+				b.ReportMetric(float64(q.p99.Nanoseconds()), "p99-ns")
 				b.ReportMetric(float64(s.g.Len()), "docs")
 			})
 		}

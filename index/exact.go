@@ -35,9 +35,34 @@ type exactRef struct {
 	form uint8
 }
 
-// exactIndex maps every normalised name form to the documents it names.
+// exactIndex maps every normalised name form to the documents it names. Keys are 64-bit
+// FNV-1a hashes of the normalised names (a collision could at worst add a spurious exact
+// hit, still inside the caller's filter; it can never lose one). Most names name one
+// document: the value is then doc<<3 | form; with multiRef set it indexes multi.
 type exactIndex struct {
-	names map[string][]exactRef
+	names map[uint64]uint32
+	multi [][]exactRef
+}
+
+// nameKey hashes a normalised name (FNV-1a, 64 bits).
+func nameKey(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+const multiRef = 1 << 31
+
+// refs returns the documents a name value points at, using buf for a single one.
+func (x *exactIndex) refs(v uint32, buf *[1]exactRef) []exactRef {
+	if v&multiRef != 0 {
+		return x.multi[v&^multiRef]
+	}
+	buf[0] = exactRef{doc: v >> 3, form: uint8(v & 7)}
+	return buf[:]
 }
 
 // normName folds s (case, full width), trims it, collapses white space and drops trailing
@@ -55,22 +80,38 @@ func normName(s string) string {
 
 func (g *Generation) buildExact() {
 	x := &g.exact
-	x.names = make(map[string][]exactRef, g.n*6)
-	add := func(key string, d int, form int) {
-		key = normName(key)
-		if key == "" {
+	x.names = make(map[uint64]uint32, g.n*6)
+	add := func(name string, d int, form int) {
+		name = normName(name)
+		if name == "" {
 			return
 		}
-		refs := x.names[key]
+		key := nameKey(name)
+		v, ok := x.names[key]
+		if !ok {
+			x.names[key] = uint32(d)<<3 | uint32(form)
+			return
+		}
+		var buf [1]exactRef
+		refs := x.refs(v, &buf)
 		for i, r := range refs {
 			if r.doc == uint32(d) {
 				if int(r.form) > form {
 					refs[i].form = uint8(form)
+					if v&multiRef == 0 {
+						x.names[key] = uint32(d)<<3 | uint32(form)
+					}
 				}
 				return
 			}
 		}
-		x.names[key] = append(refs, exactRef{doc: uint32(d), form: uint8(form)})
+		if v&multiRef == 0 {
+			x.multi = append(x.multi, []exactRef{refs[0]})
+			v = uint32(len(x.multi)-1) | multiRef
+			x.names[key] = v
+		}
+		i := v &^ multiRef
+		x.multi[i] = append(x.multi[i], exactRef{doc: uint32(d), form: uint8(form)})
 	}
 	leaves := make(map[string]int, g.n)
 	for _, c := range g.snap.Caps {
@@ -189,11 +230,15 @@ func (g *Generation) retrieveExact(q *Query, allow *roaring.Bitmap, limit int) [
 		if name == "" {
 			return
 		}
-		refs, ok := g.exact.names[name]
-		if !ok && strings.IndexByte(name, '.') > 0 {
-			g.exactPrefix(s, name, allow)
+		v, ok := g.exact.names[nameKey(name)]
+		if !ok {
+			if strings.IndexByte(name, '.') > 0 {
+				g.exactPrefix(s, name, allow)
+			}
+			return
 		}
-		for _, r := range refs {
+		var buf [1]exactRef
+		for _, r := range g.exact.refs(v, &buf) {
 			if allow != nil && !allow.Contains(r.doc) {
 				continue
 			}

@@ -26,69 +26,113 @@ type FilterSpec struct {
 // maxACLCache bounds the per-caller cache of the tenant and ACL part of the filter.
 const maxACLCache = 4096
 
-// filterIndex holds the roaring bitmaps read from the column view's indexes.
+// dense is a bitset over docIDs, one bit per document. roaring.FromDense adopts its whole
+// 65536-doc chunks without copying.
+type dense []uint64
+
+func newDense(n int) dense { return make(dense, (n+63)/64) }
+
+func (d dense) and(o dense) {
+	for i := range d {
+		d[i] &= o[i]
+	}
+}
+
+func (d dense) or(o dense) {
+	for i := range d {
+		d[i] |= o[i]
+	}
+}
+
+// keepRange clears every bit outside [lo, hi).
+func (d dense) keepRange(lo, hi int) {
+	for i := 0; i < lo/64; i++ {
+		d[i] = 0
+	}
+	if lo%64 != 0 {
+		d[lo/64] &^= 1<<(lo%64) - 1
+	}
+	if hi/64 < len(d) && hi%64 != 0 {
+		d[hi/64] &= 1<<(hi%64) - 1
+	}
+	for i := (hi + 63) / 64; i < len(d); i++ {
+		d[i] = 0
+	}
+}
+
+// filterIndex holds the bitmaps read from the column view's indexes, as dense bitsets: the
+// pre-filter is a handful of word-wise ANDs over n/64 words.
 type filterIndex struct {
-	live      *roaring.Bitmap // enabled and not offline
-	byType    [8]*roaring.Bitmap
-	seLE      [4]*roaring.Bitmap
-	osAny     *roaring.Bitmap
-	osOK      map[string]*roaring.Bitmap // os → osAny ∪ docs naming it
-	tenantAll *roaring.Bitmap
-	byTenant  map[string]*roaring.Bitmap // tenant → tenantAll ∪ docs naming it
-	acl       []*roaring.Bitmap          // per effective-ACL class
+	n         int
+	live      dense // enabled and not offline
+	byType    [8]dense
+	seLE      [4]dense
+	osAny     dense
+	osOK      map[string]dense // os → osAny ∪ docs naming it
+	tenantAll dense
+	byTenant  map[string]dense // tenant → tenantAll ∪ docs naming it
+	acl       []dense          // per effective-ACL class
 	acls      []registry.ACL
 	deprec    *roaring.Bitmap
-	confirm   *roaring.Bitmap
 
 	mu    sync.RWMutex // protects cache
-	cache map[string]*roaring.Bitmap
+	cache map[string]dense
 }
 
 var typeBits = map[registry.ResourceType]int{registry.TypePack: 1, registry.TypeAction: 2, registry.TypeRecipe: 4}
 
-// buildFilter reads every bitmap index of the column view into roaring bitmaps.
+// buildFilter reads every bitmap index of the column view into dense bitsets.
 func (g *Generation) buildFilter() error {
 	v, f := g.cols, g.filter
-	f.live = v.bitmapOf(ixEnabled)
-	f.live.AndNot(v.bitmapOf(ixOffline))
-	f.deprec = v.bitmapOf(ixDeprecated)
-	f.confirm = v.bitmapOf(ixConfirm)
-	var single [3]*roaring.Bitmap
+	f.n = g.n
+	get := func(index string) dense {
+		d := newDense(g.n)
+		v.forEach(index, func(i uint32) { d[i/64] |= 1 << (i % 64) })
+		return d
+	}
+	f.live = get(ixEnabled)
+	off := get(ixOffline)
+	for i := range f.live {
+		f.live[i] &^= off[i]
+	}
+	f.deprec = roaring.New()
+	v.forEach(ixDeprecated, func(i uint32) { f.deprec.Add(i) })
+	var single [3]dense
 	for i, t := range []registry.ResourceType{registry.TypePack, registry.TypeAction, registry.TypeRecipe} {
-		single[i] = v.bitmapOf(ixType(t))
+		single[i] = get(ixType(t))
 	}
 	for mask := range f.byType {
-		b := roaring.New()
+		b := newDense(g.n)
 		for i := range single {
 			if mask&(1<<i) != 0 {
-				b.Or(single[i])
+				b.or(single[i])
 			}
 		}
 		f.byType[mask] = b
 	}
 	for l := range f.seLE {
-		f.seLE[l] = v.bitmapOf(ixSELE(l))
+		f.seLE[l] = get(ixSELE(l))
 	}
-	f.osAny = v.bitmapOf(ixOSAny)
-	f.osOK = make(map[string]*roaring.Bitmap, len(v.osNames))
+	f.osAny = get(ixOSAny)
+	f.osOK = make(map[string]dense, len(v.osNames))
 	for _, o := range v.osNames {
-		b := v.bitmapOf(ixOS(o))
-		b.Or(f.osAny)
+		b := get(ixOS(o))
+		b.or(f.osAny)
 		f.osOK[o] = b
 	}
-	f.tenantAll = v.bitmapOf(ixTenantAll)
-	f.byTenant = make(map[string]*roaring.Bitmap, len(v.tenants))
+	f.tenantAll = get(ixTenantAll)
+	f.byTenant = make(map[string]dense, len(v.tenants))
 	for _, t := range v.tenants {
-		b := v.bitmapOf(ixTenant(t))
-		b.Or(f.tenantAll)
+		b := get(ixTenant(t))
+		b.or(f.tenantAll)
 		f.byTenant[t] = b
 	}
 	f.acls = v.acls
-	f.acl = make([]*roaring.Bitmap, len(v.acls))
+	f.acl = make([]dense, len(v.acls))
 	for k := range v.acls {
-		f.acl[k] = v.bitmapOf(ixACL(k))
+		f.acl[k] = get(ixACL(k))
 	}
-	f.cache = make(map[string]*roaring.Bitmap)
+	f.cache = make(map[string]dense)
 	return nil
 }
 
@@ -103,12 +147,14 @@ func (g *Generation) Filter(rc *registry.RuntimeContext, f FilterSpec) *roaring.
 	if rc == nil {
 		rc = &emptyRC
 	}
-	out := g.filter.base(rc).Clone()
+	fi := g.filter
+	out := newDense(g.n)
+	copy(out, fi.base(rc))
 	if rc.OS != "" {
-		if b, ok := g.filter.osOK[rc.OS]; ok {
-			out.And(b)
+		if b, ok := fi.osOK[rc.OS]; ok {
+			out.and(b)
 		} else {
-			out.And(g.filter.osAny)
+			out.and(fi.osAny)
 		}
 	}
 	if f.Within != "" {
@@ -117,18 +163,13 @@ func (g *Generation) Filter(rc *registry.RuntimeContext, f FilterSpec) *roaring.
 		case self < 0 && lo >= hi:
 			return roaring.New()
 		case self >= 0 && self+1 != lo && lo < hi: // ids between the node and its subtree
-			keep := roaring.New()
-			keep.Add(uint32(self))
-			keep.AddRange(uint64(lo), uint64(hi))
-			out.And(keep)
+			keepSelf := out[self/64] & (1 << (self % 64))
+			out.keepRange(lo, hi)
+			out[self/64] |= keepSelf
+		case self >= 0:
+			out.keepRange(self, max(hi, self+1))
 		default:
-			if self >= 0 {
-				lo = self
-			}
-			if lo > 0 {
-				out.RemoveRange(0, uint64(lo))
-			}
-			out.RemoveRange(uint64(hi), uint64(g.n))
+			out.keepRange(lo, hi)
 		}
 	}
 	if len(f.Types) > 0 {
@@ -136,17 +177,17 @@ func (g *Generation) Filter(rc *registry.RuntimeContext, f FilterSpec) *roaring.
 		for _, t := range f.Types {
 			mask |= typeBits[t]
 		}
-		out.And(g.filter.byType[mask])
+		out.and(fi.byType[mask])
 	}
 	if f.SideEffectMax != "" {
-		out.And(g.filter.seLE[max(f.SideEffectMax.Level(), 0)])
+		out.and(fi.seLE[max(f.SideEffectMax.Level(), 0)])
 	}
-	return out
+	return roaring.FromDense(out, false)
 }
 
-// base returns the shared (read-only) bitmap of live docs visible to rc's tenant and passing
+// base returns the shared (read-only) bitset of live docs visible to rc's tenant and passing
 // the discover gate.
-func (f *filterIndex) base(rc *registry.RuntimeContext) *roaring.Bitmap {
+func (f *filterIndex) base(rc *registry.RuntimeContext) dense {
 	key := cacheKey(rc)
 	f.mu.RLock()
 	b, ok := f.cache[key]
@@ -154,20 +195,18 @@ func (f *filterIndex) base(rc *registry.RuntimeContext) *roaring.Bitmap {
 	if ok {
 		return b
 	}
-	b = f.live.Clone()
-	if t, ok := f.byTenant[rc.Tenant]; ok {
-		b.And(t)
-	} else {
-		b.And(f.tenantAll)
-	}
-	acl := roaring.New()
+	b = newDense(f.n)
 	for k := range f.acls {
 		if f.acls[k].Allows(rc, registry.GateDiscover) {
-			acl.Or(f.acl[k])
+			b.or(f.acl[k])
 		}
 	}
-	b.And(acl)
-	b.RunOptimize()
+	b.and(f.live)
+	if t, ok := f.byTenant[rc.Tenant]; ok {
+		b.and(t)
+	} else {
+		b.and(f.tenantAll)
+	}
 	f.mu.Lock()
 	if len(f.cache) >= maxACLCache {
 		clear(f.cache)

@@ -396,7 +396,7 @@ func (g *Generation) retrieveLexical(q *Query, allow *roaring.Bitmap, limit int)
 	if len(s.terms) == 0 {
 		return nil
 	}
-	return hitsOf(scoreTerms(s, s.allowBits(allow, g.n), g.n, limit), lexNames)
+	return hitsOf(scoreTerms(s, s.allowBits(allow, g.n), g.n, limit, 0), lexNames)
 }
 
 func (g *Generation) lexTerm(id uint32, weight float32, flag uint32) qterm {

@@ -96,6 +96,51 @@ func selectKth(v []float32, k int) float32 {
 	return v[k]
 }
 
+// accumulate adds one term's posting list to the accumulators (phase 1 of scoreTerms), with
+// one loop per impact representation so the inner loop has no type branches.
+func accumulate(t *qterm, bits []uint64, acc []float32, mask []uint32, touched []uint32, maxAcc float32) ([]uint32, float32) {
+	w, flag := t.w, t.flag|touchedBit
+	switch {
+	case t.q8 != nil:
+		q8 := t.q8[:len(t.docs)]
+		for p, d := range t.docs {
+			if bits != nil && bits[d>>6]&(1<<(d&63)) == 0 {
+				continue
+			}
+			if mask[d] == 0 {
+				touched = append(touched, d)
+			}
+			a := acc[d] + w*float32(q8[p])
+			acc[d] = a
+			mask[d] |= flag
+			if a > maxAcc {
+				maxAcc = a
+			}
+		}
+	default:
+		imps, masks := t.imps[:len(t.docs)], t.masks
+		for p, d := range t.docs {
+			if bits != nil && bits[d>>6]&(1<<(d&63)) == 0 {
+				continue
+			}
+			if mask[d] == 0 {
+				touched = append(touched, d)
+			}
+			a := acc[d] + w*imps[p]
+			acc[d] = a
+			m := flag
+			if masks != nil {
+				m |= uint32(masks[p])
+			}
+			mask[d] |= m
+			if a > maxAcc {
+				maxAcc = a
+			}
+		}
+	}
+	return touched, maxAcc
+}
+
 // candBit marks a document in scratch.seen as a candidate still being completed.
 const candBit = 1 << 30
 
@@ -110,7 +155,10 @@ const candBit = 1 << 30
 // order the documents are in. With non-negative contributions (BM25 impacts, the Hashed
 // embedder's features) the answer equals exhaustive scoring; a term that may contribute
 // negatively turns pruning off.
-func scoreTerms(s *scratch, bits []uint64, n, limit int) []cand {
+//
+// With approx > 0 only the approx best documents by partial score are completed: an
+// approximation for queries of many weak features (see semanticSparse).
+func scoreTerms(s *scratch, bits []uint64, n, limit, approx int) []cand {
 	terms := s.terms
 	// order terms by upper bound, strongest first: sort packed keys (the bits of a
 	// non-negative float32 order like the values) instead of calling a comparator
@@ -145,19 +193,7 @@ func scoreTerms(s *scratch, bits []uint64, n, limit int) []cand {
 			break
 		}
 		t := &terms[order[i]]
-		for p, d := range t.docs {
-			if !has(bits, d) {
-				continue
-			}
-			v, m := t.at(p)
-			if mask[d] == 0 {
-				touched = append(touched, d)
-			}
-			a := acc[d] + v
-			acc[d] = a
-			mask[d] |= m | touchedBit
-			maxAcc = max(maxAcc, a)
-		}
+		touched, maxAcc = accumulate(t, bits, acc, mask, touched, maxAcc)
 		// refresh the k-th partial score once the remaining bounds are small enough for it
 		// to matter, then each time they halve
 		if prune && i+1 < len(order) && len(touched) >= limit && rem[i+1] < maxAcc && rem[i+1] <= 0.5*lastCheck {
@@ -168,7 +204,7 @@ func scoreTerms(s *scratch, bits []uint64, n, limit int) []cand {
 	s.docs = touched
 	cands := touched
 	if i < len(order) {
-		cands = s.completeCandidates(i, kth, limit)
+		cands = s.completeCandidates(i, kth, limit, approx)
 	}
 	s.top.reset(limit)
 	for _, d := range cands {
@@ -181,12 +217,17 @@ func scoreTerms(s *scratch, bits []uint64, n, limit int) []cand {
 }
 
 // completeCandidates adds the terms from order[i:] to the touched documents that can still
-// reach kth, and returns those candidates.
-func (s *scratch) completeCandidates(i int, kth float32, limit int) []uint32 {
+// reach kth (with approx > 0, to at most about approx of the best of them), and returns
+// those candidates.
+func (s *scratch) completeCandidates(i int, kth float32, limit, approx int) []uint32 {
 	terms, order, rem, acc, mask := s.terms, s.order, s.cum, s.acc, s.seen
 	cands := s.ids[:0]
+	floor := kth - rem[i]
+	if approx > 0 && len(s.docs) > approx {
+		floor = max(floor, kthOf(s, s.docs, approx))
+	}
 	for _, d := range s.docs {
-		if acc[d]+rem[i] >= kth {
+		if acc[d] >= floor {
 			cands = append(cands, d)
 			mask[d] |= candBit
 		}

@@ -22,8 +22,13 @@ type Source struct {
 	Retriever string
 	// Rank is the 1-based position of the candidate in that retriever's list.
 	Rank int
-	// Raw is the retriever's own score (BM25, cosine, ...); fusion ignores it.
+	// Raw is the retriever's own score (BM25, cosine, ...). Fusion compares it only with
+	// the other raw scores of the same retriever in the same search (see Fuse).
 	Raw float64
+	// Floor is the raw score a document the retriever did not return would at most have:
+	// 0 when the retriever returned every match, the last returned score when it cut its
+	// list at its limit. Fuse scales Raw between Floor and the list's best score.
+	Floor float64
 	// Matched names the fields or terms that matched.
 	Matched []string
 }
@@ -45,6 +50,11 @@ type Candidate struct {
 	Score float64
 	// Breakdown lists every named addend of Score.
 	Breakdown []registry.ScoreComponent
+	// Coverage (0..1) is the idf-weighted share of the query's terms found in the
+	// capability's descriptive text, set by Rerank when RerankOptions.Terms is given. It is
+	// an absolute measure of how much of the request the capability speaks to, which the
+	// fused score (relative to the other candidates) is not; Resolve's floor uses it.
+	Coverage float64
 	// MatchedIntents, MatchedEntities and MatchedSymptoms are the capability's values that
 	// the query matched, set by Rerank.
 	MatchedIntents, MatchedEntities, MatchedSymptoms []string

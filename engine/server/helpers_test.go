@@ -132,6 +132,8 @@ type testServer struct {
 }
 
 type serverSetup struct {
+	// quiet discards the logs (load tests: an access log line per request costs).
+	quiet   bool
 	cfg     func(*Config)
 	engine  func(*engine.Options)
 	options func(*Options)
@@ -154,6 +156,9 @@ func startServer(tb testing.TB, setup serverSetup) *testServer {
 				setup.engine(o)
 			}
 		},
+	}
+	if setup.quiet && os.Getenv("CAPDEX_TEST_LOG") == "" {
+		opts.Logger = nil
 	}
 	if setup.options != nil {
 		setup.options(&opts)

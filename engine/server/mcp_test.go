@@ -360,13 +360,14 @@ func TestMCPLeafToolsLRUAndSessions(t *testing.T) {
 func TestMCPElicitConfirmation(t *testing.T) {
 	ts := startServer(t, serverSetup{})
 	for _, tt := range []struct {
-		name    string
-		connect func(t *testing.T, elicit func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) *mcpClient
+		name     string
+		protocol string
+		connect  func(t *testing.T, elicit func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) *mcpClient
 	}{
-		{name: "stateless protocol (in process)", connect: func(t *testing.T, e func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) *mcpClient {
+		{name: "stateless protocol (in process)", protocol: "2026-07-28", connect: func(t *testing.T, e func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) *mcpClient {
 			return connectInProcess(t, ts, e)
 		}},
-		{name: "legacy protocol (streamable HTTP)", connect: func(t *testing.T, e func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) *mcpClient {
+		{name: "legacy protocol (streamable HTTP)", protocol: "2025-11-25", connect: func(t *testing.T, e func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) *mcpClient {
 			return connectHTTP(t, ts.url, devKey, e)
 		}},
 	} {
@@ -381,6 +382,9 @@ func TestMCPElicitConfirmation(t *testing.T) {
 						}
 						return &mcp.ElicitResult{Action: "decline"}, nil
 					})
+					if v := c.cs.InitializeResult().ProtocolVersion; v != tt.protocol {
+						t.Errorf("protocol %s, want %s", v, tt.protocol)
+					}
 					res, isErr := c.callTool(t, ToolRun, map[string]any{"resource_id": "maintenance.codex.path_repair"})
 					if len(asked) != 1 || !strings.Contains(asked[0], "path_repair") {
 						t.Fatalf("the user was asked %q", asked)
