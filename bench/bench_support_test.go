@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/capdex/capdex/registry"
 )
 
 func TestMetrics(t *testing.T) {
@@ -162,4 +164,38 @@ func fmtp(p *float64) any {
 		return nil
 	}
 	return *p
+}
+
+func TestPackIndex(t *testing.T) {
+	caps := []*registry.Capability{
+		{ID: "ops", ResourceType: registry.TypePack},
+		{ID: "ops.restart", ResourceType: registry.TypeAction, ExternalID: "restart_service"},
+		{ID: "ops.stop", ResourceType: registry.TypeAction},
+		{ID: "db.drop", ResourceType: registry.TypeAction},
+	}
+	snap, err := registry.NewSnapshot(1, caps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newPackIndex(snap, labeller(snap))
+	tests := []struct {
+		name     string
+		top      string
+		relevant []string
+		want     bool
+	}{
+		{name: "sibling", top: "ops.stop", relevant: []string{"ops.restart"}, want: true},
+		{name: "by external id", top: "ops.stop", relevant: []string{"restart_service"}, want: true},
+		{name: "the pack itself", top: "ops", relevant: []string{"restart_service"}, want: true},
+		{name: "another pack", top: "db.drop", relevant: []string{"ops.restart"}, want: false},
+		{name: "unknown label", top: "ops.stop", relevant: []string{"nope"}, want: false},
+		{name: "root has no pack", top: "ops", relevant: []string{"ops"}, want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := p.samePack(tt.top, tt.relevant); got != tt.want {
+				t.Errorf("samePack(%s, %v) = %v, want %v", tt.top, tt.relevant, got, tt.want)
+			}
+		})
+	}
 }

@@ -235,6 +235,7 @@ func EvalQueries(ctx context.Context, e *engine.Engine, queries []LabelledQuery,
 		opts.Limit = 10
 	}
 	label := labeller(e.Snapshot())
+	packs := newPackIndex(e.Snapshot(), label)
 	rc := registry.RuntimeContext{Tenant: "default", User: "eval", Scopes: []string{"*", "admin"}}
 	if opts.RuntimeContext != nil {
 		rc = *opts.RuntimeContext
@@ -260,7 +261,7 @@ func EvalQueries(ctx context.Context, e *engine.Engine, queries []LabelledQuery,
 		}
 		a.ranking(r, q.Relevant)
 		a.meta(resp, took)
-		a.pack.addBool(len(r) > 0 && samePack(e.Snapshot(), resp.Matches[0].ResourceID, q.Relevant, label))
+		a.pack.addBool(len(r) > 0 && packs.samePack(resp.Matches[0].ResourceID, q.Relevant))
 		if opts.PerRetriever {
 			if err := probeAll(ctx, e, a, req, rc, q.Relevant, label); err != nil {
 				return nil, err
@@ -312,15 +313,31 @@ func labeller(snap *registry.Snapshot) func(string) string {
 	}
 }
 
-// samePack reports whether the top result shares its pack with the first relevant one.
-func samePack(snap *registry.Snapshot, top string, relevant []string, label func(string) string) bool {
-	want := ""
+// packIndex finds the pack of the capability a label names, without a scan per query.
+type packIndex map[string]string // label (or id) → capability id
+
+func newPackIndex(snap *registry.Snapshot, label func(string) string) packIndex {
+	p := make(packIndex, 2*len(snap.Caps))
 	for _, c := range snap.Caps {
-		if c.ID == relevant[0] || label(c.ID) == relevant[0] {
-			want = registry.Parent(c.ID)
-			break
+		p[c.ID] = c.ID
+	}
+	for _, c := range snap.Caps {
+		if l := label(c.ID); l != c.ID {
+			if _, taken := p[l]; !taken {
+				p[l] = c.ID
+			}
 		}
 	}
+	return p
+}
+
+// samePack reports whether the top result shares its pack with the first relevant one.
+func (p packIndex) samePack(top string, relevant []string) bool {
+	id, ok := p[relevant[0]]
+	if !ok {
+		return false
+	}
+	want := registry.Parent(id)
 	if want == "" {
 		return false
 	}
@@ -333,6 +350,7 @@ func EvalCases(ctx context.Context, e *engine.Engine, cases []Case, opts Options
 		opts.Limit = registry.DefaultLimit
 	}
 	snap := e.Snapshot()
+	packs := newPackIndex(snap, func(s string) string { return s })
 	a := newAccum()
 	bar := newProgress(opts.Progress, len(cases))
 	for i, c := range cases {
@@ -352,7 +370,7 @@ func EvalCases(ctx context.Context, e *engine.Engine, cases []Case, opts Options
 		}
 		if len(c.ExpectedTopActions) > 0 {
 			a.ranking(r, c.ExpectedTopActions)
-			a.pack.addBool(len(r) > 0 && samePack(snap, r[0], c.ExpectedTopActions, func(s string) string { return s }))
+			a.pack.addBool(len(r) > 0 && packs.samePack(r[0], c.ExpectedTopActions))
 			if len(r) > 0 {
 				top, _ := snap.Get(r[0])
 				want, _ := snap.Get(c.ExpectedTopActions[0])

@@ -213,6 +213,9 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 	ro := e.rerank
 	ro.Terms = sc.st.terms
 	rank.Rerank(cands, sc.signals, ro)
+	if DebugRank != nil && g.Final {
+		DebugRank(sc.req.Query, cands)
+	}
 	th := *e.thresh.Load()
 	sig := sc.signals
 	sig.PolicyHidden = sc.policyHidden()
@@ -367,3 +370,6 @@ func (e *Engine) CalibrationSample(ctx context.Context, req registry.SearchReque
 	}
 	return sc.sample, nil
 }
+
+// DebugRank TEMPORARY
+var DebugRank func(q string, cands []rank.Candidate)

@@ -65,6 +65,9 @@ func benchQueries(g *Generation, count int) []*Query {
 		default:
 			w := strings.Fields(strings.ToLower(c.Title))
 			q.Text = strings.Join(w[:min(2, len(w))], " ") + " not working"
+			if len(c.Aliases) > 2 { // "<module> <object> <verb>": name the module
+				q.Text = strings.Fields(c.Aliases[2])[0] + " " + q.Text
+			}
 		}
 		q.Intents = c.Intents
 		q.Entities = c.Entities[:1]

@@ -18,18 +18,30 @@
 // The retrievers, one file each, are plain functions over a generation:
 //
 //   - Exact: ids, id prefixes, tool-name forms, leaf names, aliases and external ids.
-//   - Lexical: BM25F over weighted fields with MaxScore pruning and concept expansion
-//     between Chinese and English.
+//   - Lexical: BM25F over weighted fields, scored term at a time with MaxScore pruning, and
+//     concept expansion between Chinese and English.
 //   - Metadata: intents, entities, symptoms, domain, scenario, capability type and risk
 //     signals through roaring bitmaps.
 //   - Hierarchy: a pack, its descendants by depth and its sibling packs.
 //   - History: the caller's past uses (a weak signal).
 //   - Semantic: cosine similarity over embedder vectors (an inverted index for sparse
-//     embedders, brute force or HNSW for dense ones).
+//     embedders such as the default embed.Hashed, brute force or HNSW for dense ones).
+//
+// The column view (github.com/kelindar/column) holds one row per capability, row index ==
+// docID, with bitmap indexes for the hard pre-filters. Build reads each index once into a
+// dense bitset, so Filter is a few word-wise ANDs and never opens a column transaction.
+// (*Generation).ColumnSnapshot writes the view with kelindar's own Snapshot, prefixed with the
+// registry generation and a fingerprint of every row; Options.ColumnSnapshot restores it.
 //
 // # Caveats
 //
 // A nil allow bitmap means "no restriction" and is meant for tests and benchmarks; a caller
 // serving a RuntimeContext must pass the result of Filter. Scores are raw and only comparable
-// within one retriever; fusion belongs to the engine.
+// within one retriever; fusion belongs to the engine. Hit.Matched slices are shared: never
+// modify them.
+//
+// The sparse semantic retriever completes only the best partial scores (semComplete), an
+// approximation measured to cost less than 0.005 recall@5 on the evaluation sets; the dense
+// HNSW path is approximate too (coder/hnsw v0.6.1 keeps about 0.8 of brute force's top 10 on
+// the test vectors), and brute force stays the exact reference below HNSWThreshold.
 package index

@@ -139,6 +139,9 @@ func (g *Generation) retrieveHierarchy(q *Query, allow *roaring.Bitmap, limit in
 	nterms := 0
 	s.ids = s.ids[:0]
 	for _, w := range terms {
+		if nterms >= maxQueryTerms {
+			break
+		}
 		id, found := g.lex.dict[w]
 		if !found || containsU32(s.ids, id) {
 			continue

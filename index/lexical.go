@@ -367,29 +367,32 @@ func (g *Generation) retrieveLexical(q *Query, allow *roaring.Bitmap, limit int)
 	}
 	s := getScratch()
 	defer putScratch(s)
-	s.terms = s.terms[:0]
-	s.ids = s.ids[:0]
+	ids := s.tids[:0]
 	for _, t := range terms {
-		id, ok := x.dict[t]
-		if !ok || slices.Contains(s.ids, id) {
-			continue
+		if id, ok := x.dict[t]; ok {
+			ids = append(ids, id)
 		}
-		s.ids = append(s.ids, id)
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	s.terms = s.terms[:0]
+	for _, id := range ids {
 		s.terms = append(s.terms, g.lexTerm(id, 1, 0))
 	}
 	if len(s.terms) > maxQueryTerms {
 		s.terms = keepStrongest(s.terms, maxQueryTerms)
 	}
-	nq := len(s.terms)
+	nq, nids := len(s.terms), len(ids)
 	for _, c := range queryConcepts(q, terms) {
 		for _, id := range g.conceptTerms(c) {
-			if slices.Contains(s.ids, id) {
+			if _, found := slices.BinarySearch(ids[:nids], id); found || slices.Contains(ids[nids:], id) {
 				continue
 			}
-			s.ids = append(s.ids, id)
+			ids = append(ids, id)
 			s.terms = append(s.terms, g.lexTerm(id, conceptWeight, maskConcept))
 		}
 	}
+	s.tids = ids
 	if len(s.terms)-nq > maxConceptTerms {
 		s.terms = append(s.terms[:nq], keepStrongest(s.terms[nq:], maxConceptTerms)...)
 	}

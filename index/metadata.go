@@ -43,6 +43,8 @@ type metaPost struct {
 const (
 	metaConceptWeight = 0.7
 	metaPackWeight    = 0.5
+	// maxMetaKeys bounds the structured values of one query that are looked up.
+	maxMetaKeys = 256
 )
 
 // metaIndex maps (field, normalised value) to documents.
@@ -153,6 +155,9 @@ func (g *Generation) buildMeta() {
 func (g *Generation) metaKeys(s *scratch, q *Query) []metaKey {
 	keys := s.keys[:0]
 	add := func(f int, v string, concepts bool) {
+		if len(keys) >= maxMetaKeys {
+			return
+		}
 		nv := normVal(v)
 		if nv == "" {
 			return

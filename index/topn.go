@@ -111,6 +111,7 @@ type scratch struct {
 	docs   []uint32  // touched docs
 	keys   []metaKey
 	ids    []uint32
+	tids   []uint32 // term ids of a query
 	bits   []uint64 // dense allow bitset
 	order  []int32  // terms by upper bound
 	keys64 []uint64 // sort keys of order

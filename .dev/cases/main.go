@@ -10,6 +10,7 @@ import (
 	"github.com/capdex/capdex/bench"
 	"github.com/capdex/capdex/engine"
 	"github.com/capdex/capdex/engine/query"
+	"github.com/capdex/capdex/engine/rank"
 	"github.com/capdex/capdex/registry"
 )
 
@@ -18,14 +19,52 @@ func main() {
 	only := flag.String("only", "", "substring of name")
 	fails := flag.Bool("fails", false, "")
 	n := flag.Int("n", 5, "")
+	sum := flag.Bool("sum", false, "")
+	ib := flag.Float64("ib", -1, "")
+	eb := flag.Float64("eb", -1, "")
+	sb := flag.Float64("sb", -1, "")
+	wtu := flag.Float64("wtu", -1, "")
+	mw := flag.Float64("mw", -1, "")
+	sw := flag.Float64("sw", -1, "")
+	lw := flag.Float64("lw", -1, "")
 	flag.Parse()
 	ctx := context.Background()
-	e, err := engine.Open(ctx, engine.Options{NoSync: true})
+	ro := rank.DefaultRerankOptions()
+	ro.ReadIntents = query.ReadIntents()
+	if *ib >= 0 {
+		ro.IntentBonus = *ib
+	}
+	if *eb >= 0 {
+		ro.EntityBonus = *eb
+	}
+	if *sb >= 0 {
+		ro.SymptomBonus = *sb
+	}
+	if *wtu >= 0 {
+		ro.WhenToUseBonus = *wtu
+	}
+	w := rank.DefaultWeights()
+	if *mw >= 0 {
+		w.Metadata = *mw
+	}
+	if *sw >= 0 {
+		w.Semantic = *sw
+	}
+	if *lw >= 0 {
+		w.Lexical = *lw
+	}
+	e, err := engine.Open(ctx, engine.Options{NoSync: true, Rerank: &ro, Weights: &w})
 	if err != nil {
 		panic(err)
 	}
 	defer e.Close()
 	lex := query.NewLexicon(e.Snapshot())
+	cov := map[string]float64{}
+	engine.DebugRank = func(q string, cands []rank.Candidate) {
+		for _, c := range cands {
+			cov[c.Cap.ID] = c.Coverage
+		}
+	}
 	cs, err := bench.ReadJSONL[bench.Case](*file)
 	if err != nil {
 		panic(err)
@@ -35,6 +74,7 @@ func main() {
 			continue
 		}
 		req := registry.SearchRequest{Query: c.Query, Within: c.Within, SideEffectMax: c.SideEffectMax, Types: c.Types, Limit: *n, Explain: true}
+		clear(cov)
 		resp, err := e.Search(ctx, req, c.RuntimeContext)
 		if err != nil {
 			fmt.Println("ERR", c.Name, err)
@@ -47,6 +87,20 @@ func main() {
 		okTop := len(c.ExpectedTopActions) == 0 || top == c.ExpectedTopActions[0]
 		okRes := c.ExpectedResolution == "" || c.ExpectedResolution == resp.Resolution
 		if *fails && okTop && okRes {
+			continue
+		}
+		if *sum {
+			bestA, bestP := "", ""
+			for _, m := range resp.Matches {
+				if m.ResourceType == registry.TypePack {
+					if bestP == "" {
+						bestP = fmt.Sprintf("P c%.2f s%.4f", cov[m.ResourceID], m.Score)
+					}
+				} else if bestA == "" {
+					bestA = fmt.Sprintf("A c%.2f s%.4f %s", cov[m.ResourceID], m.Score, m.ResourceID)
+				}
+			}
+			fmt.Printf("%-18s %-18s %-5v %-5v | %-20s | %-50s | %s\n", c.ExpectedResolution, resp.Resolution, okTop, okRes, bestP, bestA, c.Name)
 			continue
 		}
 		p, _ := query.Rules{}.Normalize(ctx, c.Query, lex)
@@ -71,7 +125,7 @@ func main() {
 			for _, x := range m.Explain.Score {
 				br = append(br, fmt.Sprintf("%s=%.4f", strings.TrimPrefix(x.Name, "rrf."), x.Value))
 			}
-			fmt.Printf("  %d %-40s %.4f %s | %s\n", m.Rank, m.ResourceID, m.Score, strings.Join(ev, " "), strings.Join(br, " "))
+			fmt.Printf("  %d %-40s c%.2f %.4f %s | %s\n", m.Rank, m.ResourceID, cov[m.ResourceID], m.Score, strings.Join(ev, " "), strings.Join(br, " "))
 		}
 	}
 }

@@ -25,12 +25,27 @@ func main() {
 	per := flag.Bool("per", false, "")
 	now2u := flag.Bool("nowtu", false, "")
 	norisk := flag.Bool("norisk", false, "")
+	wtu := flag.Float64("wtu", -1, "")
 	riskp := flag.Float64("risk", -1, "")
 	cf := flag.Float64("cf", -1, "")
 	pq := flag.String("pq", "", "per query prefix")
+	wm := flag.Int("wm", 0, "")
+	mpp := flag.Int("mpp", -1, "")
+	cg := flag.Float64("cg", -1, "")
 	flag.Parse()
+	_ = wm
 	ctx := context.Background()
 	opts := engine.Options{NoSync: true}
+	if *mpp >= 0 || *cg >= 0 {
+		d := rank.DefaultDiversifyOptions()
+		if *mpp >= 0 {
+			d.MaxPerPack = *mpp
+		}
+		if *cg >= 0 {
+			d.CloseGap = *cg
+		}
+		opts.Diversify = &d
+	}
 	if *nodiv {
 		d := rank.DiversifyOptions{}
 		opts.Diversify = &d
@@ -40,12 +55,15 @@ func main() {
 		if *riskp >= 0 {
 			r.RiskPenalty, r.SideEffectPenalty = *riskp, *riskp
 		}
+		if *wtu >= 0 {
+			r.WhenToUseBonus = *wtu
+		}
 		if *cf >= 0 {
 			r.CautionFactor = *cf
 		}
 		opts.Rerank = &r
 	}
-	if *now2u || *norisk || *riskp >= 0 || *cf >= 0 {
+	if *now2u || *norisk || *riskp >= 0 || *cf >= 0 || *wtu >= 0 {
 		r := rank.DefaultRerankOptions()
 		r.ReadIntents = query.ReadIntents()
 		if *now2u {
@@ -56,6 +74,9 @@ func main() {
 		}
 		if *riskp >= 0 {
 			r.RiskPenalty, r.SideEffectPenalty = *riskp, *riskp
+		}
+		if *wtu >= 0 {
+			r.WhenToUseBonus = *wtu
 		}
 		if *cf >= 0 {
 			r.CautionFactor = *cf

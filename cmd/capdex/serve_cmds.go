@@ -99,5 +99,5 @@ func cmdMCP(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer srv.Close()
-	return srv.ServeStdio(ctx)
+	return srv.ServeStdio(ctx, env.stdin, env.stdout)
 }

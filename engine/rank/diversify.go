@@ -21,7 +21,8 @@ type DiversifyOptions struct {
 	// pack replacement.
 	CloseGap float64
 	// MinCloseLeaves is how many close leaves of one pack, with the pack itself a
-	// candidate, make Diversify show the pack in their place. Default 3.
+	// candidate, make Diversify show the pack in place of all but the best of them, in an
+	// ambiguous answer. Default 3.
 	MinCloseLeaves int
 	// ExplicitWrite says the user explicitly asked for a write: with limit 1 the top
 	// candidate is kept even when high risk (the high-risk rule would otherwise replace the
@@ -69,10 +70,12 @@ func count(cs []counter, key string) int {
 // Diversify chooses at most limit candidates from the ranked cands (Rerank's order) and
 // moves them, in their display order, to the front of cands; it returns that prefix. Rules:
 //
-//   - close leaves may be replaced by their pack: when at least MinCloseLeaves non-pack
-//     children of one pack lie within CloseGap of the best of them and the pack itself is a
-//     candidate, the pack takes the place of the best leaf (its Score lifted to that leaf's,
-//     recorded as CompPack) and those leaves are dropped;
+//   - in an Ambiguous answer, close leaves are folded into their pack: when at least
+//     MinCloseLeaves non-pack children of one pack lie within CloseGap of the best of them
+//     and the pack itself is a candidate, the best leaf stays and the pack takes the place
+//     of the others, right after it (its Score lifted to the next leaf's, recorded as
+//     CompPack), unless the pack already ranks above them; a confident answer is never
+//     folded (its top is the match);
 //   - at most MaxPerPack candidates per parent pack and MaxPerIntent per primary intent
 //     (relaxed to fill the list unless Strict);
 //   - high-risk candidates (HighRisk) never fill the list: at most limit-1 of them, and at
@@ -104,14 +107,14 @@ func Diversify(cands []Candidate, limit int, opts DiversifyOptions) []Candidate 
 	} else {
 		skip = make([]bool, n)
 	}
-	var placeBuf [64]int32 // placeAt[i] = index of a pack shown at leaf i's place, +1
+	var placeBuf [64]int32 // placeAt[i] = index of a pack shown right after leaf i, +1
 	var placeAt []int32
 	if n <= len(placeBuf) {
 		placeAt = placeBuf[:n]
 	} else {
 		placeAt = make([]int32, n)
 	}
-	if opts.CloseGap > 0 && opts.MinCloseLeaves > 0 {
+	if opts.Ambiguous && opts.CloseGap > 0 && opts.MinCloseLeaves > 0 {
 		for p := range cands {
 			pc := cands[p].Cap
 			if pc.ResourceType != registry.TypePack || skip[p] {
@@ -134,31 +137,35 @@ func Diversify(cands []Candidate, limit int, opts DiversifyOptions) []Candidate 
 				continue
 			}
 			ahead := p < first // the pack already ranks above its leaves: it keeps its place
+			next := -1         // the best folded leaf
 			for i := range cands {
 				c := cands[i].Cap
-				if i != p && c.ResourceType != registry.TypePack && registry.Parent(c.ID) == pc.ID &&
+				if i != p && i != first && c.ResourceType != registry.TypePack && registry.Parent(c.ID) == pc.ID &&
 					cands[first].Score-cands[i].Score <= opts.CloseGap {
 					skip[i] = true
+					if next < 0 {
+						next = i
+					}
 				}
 			}
-			if ahead {
+			if ahead || next < 0 {
 				continue
 			}
-			skip[p] = true // visited at the leaf's place instead of its own
+			skip[p] = true // visited right after the best leaf instead of at its own place
 			placeAt[first] = int32(p) + 1
-			if lift := cands[first].Score - cands[p].Score; lift > 0 {
+			if lift := cands[next].Score - cands[p].Score; lift > 0 {
 				cands[p].Breakdown = append(cands[p].Breakdown, registry.ScoreComponent{Name: CompPack, Value: lift})
-				cands[p].Score = cands[first].Score
+				cands[p].Score = cands[next].Score
 			}
 		}
 	}
 	hasSafe := false
 	for i := range cands {
-		if placeAt[i] != 0 {
-			order = append(order, int(placeAt[i]-1))
-		}
 		if !skip[i] {
 			order = append(order, i)
+		}
+		if placeAt[i] != 0 {
+			order = append(order, int(placeAt[i]-1))
 		}
 		if !HighRisk(cands[i].Cap) {
 			hasSafe = true

@@ -72,12 +72,17 @@ type RerankOptions struct {
 	// 0.008, forbidden 0.012, unavailable and incompatible 0.020; available costs nothing.
 	NeedsConfirmationPenalty, MissingCredentialsPenalty, ForbiddenAvailabilityPenalty, UnusablePenalty float64
 	// SideEffectPenalty is charged per side-effect level (R 0 … I 3) and RiskPenalty per
-	// risk level (low 0 … critical 3). Default 0.002 each.
+	// risk level (low 0 … critical 3). Default 0.0005 each: a tie-breaker between equally
+	// relevant candidates, not a reason to bury the write the user asked for.
 	SideEffectPenalty, RiskPenalty float64
 	// CautionFactor multiplies the risk penalty when the query asks for caution: a
-	// constraint in CautionConstraints, or only read-like intents (ReadIntents) and no
-	// explicit write. Default 4.
+	// constraint in CautionConstraints, or a forbidden intent, without an explicit write.
+	// Default 8.
 	CautionFactor float64
+	// ReadFactor multiplies the risk penalty when the query asks for nothing to change: no
+	// explicit write and no intent outside ReadIntents (a symptom described, a question
+	// asked). Default 4.
+	ReadFactor float64
 	// CautionConstraints default to read_first, dry_run, read_only.
 	CautionConstraints []string
 	// ReadIntents are the intents that only read; default DefaultReadIntents().
@@ -85,6 +90,11 @@ type RerankOptions struct {
 	// ScopeBonus is added to candidates inside Signals.Scope (the scope itself included).
 	// Default 0.004.
 	ScopeBonus float64
+	// PackBias is added to packs when the query browses (Signals.Browse) and subtracted
+	// from them otherwise. A pack's text sums up its children's, so it matches most requests
+	// for one of them; it is the answer to a browse, and to a task only when no child fits
+	// clearly better. Default 0.010 (about half a retriever's best contribution).
+	PackBias float64
 	// Terms supplies the analysed when_to_use and when_not_to_use entries of each
 	// capability. Nil falls back to substring tests of the query terms in the raw text,
 	// which is slower and cruder.
@@ -112,10 +122,11 @@ func DefaultRerankOptions() RerankOptions {
 		ForbiddenPenalty:         0.080,
 		NeedsConfirmationPenalty: 0.002, MissingCredentialsPenalty: 0.008,
 		ForbiddenAvailabilityPenalty: 0.012, UnusablePenalty: 0.020,
-		SideEffectPenalty: 0.002, RiskPenalty: 0.002, CautionFactor: 4,
+		SideEffectPenalty: 0.0005, RiskPenalty: 0.0005, CautionFactor: 8, ReadFactor: 4,
 		CautionConstraints: []string{"read_first", "dry_run", "read_only"},
 		ReadIntents:        DefaultReadIntents(),
 		ScopeBonus:         0.004,
+		PackBias:           0.010,
 	}
 }
 
@@ -126,6 +137,7 @@ const (
 	CompSymptom      = "symptom"
 	CompWhenToUse    = "when_to_use"
 	CompScope        = "scope"
+	CompPackBias     = "pack"
 	CompAvailability = "availability"
 	CompRisk         = "risk"
 	CompWhenNotToUse = "when_not_to_use"
@@ -141,6 +153,7 @@ const (
 //	+ SymptomBonus·min(#symptoms matched, MaxSymptoms)
 //	+ WhenToUseBonus·coverage(best when_to_use entry)
 //	+ ScopeBonus (inside Signals.Scope)
+//	± PackBias for packs: added for a browse, subtracted otherwise
 //	− availability penalty (context fit)
 //	− risk penalty: (SideEffectPenalty·side-effect level + RiskPenalty·risk level), times
 //	  CautionFactor when the query asks for caution; zero when the user explicitly asks for
@@ -158,23 +171,31 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 		slices.Sort(terms)
 		terms = slices.Compact(terms)
 	}
-	caution := false
-	for _, c := range s.Constraints {
-		if contains(opts.CautionConstraints, c) {
-			caution = true
+	riskFactor := 1.0
+	if !s.ExplicitWrite {
+		caution := len(s.Forbidden) > 0 // "don't update it": the user is wary of changes
+		for _, c := range s.Constraints {
+			if contains(opts.CautionConstraints, c) {
+				caution = true
+			}
 		}
-	}
-	if !caution && !s.ExplicitWrite && len(s.Intents) > 0 {
-		caution = true
+		readOnly := true
 		for _, in := range s.Intents {
 			if !contains(opts.ReadIntents, in) {
-				caution = false
+				readOnly = false
 				break
 			}
+		}
+		switch {
+		case caution && opts.CautionFactor > 0:
+			riskFactor = opts.CautionFactor
+		case readOnly && opts.ReadFactor > 0:
+			riskFactor = opts.ReadFactor
 		}
 	}
 	var numBuf [64]uint32
 	nums := opts.Terms.numbers(numBuf[:0], terms)
+	qWeight := opts.Terms.queryWeight(terms)
 	arena := matchArena(cands, s)
 	for i := range cands {
 		c := &cands[i]
@@ -187,6 +208,7 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 				c.Breakdown = append(c.Breakdown, registry.ScoreComponent{Name: name, Value: v})
 			}
 		}
+		c.Coverage = opts.Terms.textCoverage(c, nums, qWeight)
 		c.MatchedIntents, arena = matchInto(c.MatchedIntents, arena, cp.Intents, s.Intents)
 		c.MatchedEntities, arena = matchInto(c.MatchedEntities, arena, cp.Entities, s.Entities)
 		c.MatchedSymptoms, arena = matchInto(c.MatchedSymptoms, arena, cp.Symptoms, s.Symptoms)
@@ -201,13 +223,18 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 		if s.Scope != "" && (cp.ID == s.Scope || strings.HasPrefix(cp.ID, s.Scope) && len(cp.ID) > len(s.Scope) && cp.ID[len(s.Scope)] == '.') {
 			add(CompScope, opts.ScopeBonus)
 		}
+		if cp.ResourceType == registry.TypePack && opts.PackBias != 0 {
+			if s.Browse {
+				add(CompPackBias, opts.PackBias)
+			} else {
+				add(CompPackBias, -opts.PackBias)
+			}
+		}
 		add(CompAvailability, -availabilityPenalty(c.Availability, &opts))
 		if !(s.ExplicitWrite && len(c.MatchedIntents) > 0) {
 			risk := opts.SideEffectPenalty*float64(max(cp.SideEffect.Level(), 0)) +
 				opts.RiskPenalty*float64(max(cp.RiskLevel.Level(), 0))
-			if caution {
-				risk *= opts.CautionFactor
-			}
+			risk *= riskFactor
 			add(CompRisk, -risk)
 		}
 		if len(terms) > 0 && opts.WhenNotToUsePenalty != 0 && len(cp.WhenNotToUse) > 0 {

@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"unicode"
@@ -17,6 +18,33 @@ type TermCache struct {
 	ids    map[string]uint32 // term → number
 	use    [][][]uint32      // [doc][entry] sorted unique term numbers
 	notUse [][][]uint32
+	// text[doc] are the sorted unique term numbers of the capability's descriptive text
+	// (see descriptiveTexts); idf[term] is the term's inverse document frequency over them
+	// and maxIDF the idf of a term no capability uses.
+	text   [][]uint32
+	idf    []float32
+	maxIDF float32
+}
+
+// descriptiveTexts calls fn with the texts that say what a capability is for: its id
+// words, title, aliases, summary, when_to_use, intents, entities, symptoms, tags, domain
+// and scenarios. Schemas, guidance and steps are left out: they describe how, not what.
+func descriptiveTexts(c *registry.Capability, fn func(string)) {
+	fn(strings.NewReplacer(".", " ", "_", " ", "-", " ").Replace(c.ID))
+	fn(c.Title)
+	for _, x := range c.Aliases {
+		fn(x)
+	}
+	fn(c.Summary)
+	for _, x := range c.WhenToUse {
+		fn(x)
+	}
+	for _, list := range [][]string{c.Intents, c.Entities, c.Symptoms, c.Tags, c.Scenarios} {
+		for _, x := range list {
+			fn(strings.ReplaceAll(x, "_", " "))
+		}
+	}
+	fn(c.Domain)
 }
 
 // NewTermCache analyses the entries of caps, whose positions are their docIDs (as in
@@ -45,11 +73,108 @@ func NewTermCache(caps []*registry.Capability, analyze func(string) []string) *T
 		}
 		return out
 	}
+	t.text = make([][]uint32, len(caps))
+	var df []uint32
+	var buf []uint32
 	for i, c := range caps {
 		t.use[i] = prep(c.WhenToUse)
 		t.notUse[i] = prep(c.WhenNotToUse)
+		buf = buf[:0]
+		descriptiveTexts(c, func(s string) {
+			if s == "" {
+				return
+			}
+			for _, x := range analyze(s) {
+				id, ok := t.ids[x]
+				if !ok {
+					id = uint32(len(t.ids))
+					t.ids[strings.Clone(x)] = id
+				}
+				buf = append(buf, id)
+			}
+		})
+		slices.Sort(buf)
+		t.text[i] = slices.Clone(slices.Compact(buf))
+		for _, id := range t.text[i] {
+			for int(id) >= len(df) {
+				df = append(df, 0)
+			}
+			df[id]++
+		}
 	}
+	n := float64(len(caps))
+	idf := func(df float64) float32 { return float32(math.Log(1 + (n-df+0.5)/(df+0.5))) }
+	t.idf = make([]float32, len(t.ids))
+	for id := range t.idf {
+		d := 0.0
+		if id < len(df) {
+			d = float64(df[id])
+		}
+		t.idf[id] = idf(d)
+	}
+	t.maxIDF = idf(0)
 	return t
+}
+
+// QueryWeight returns the idf-weighted size of a query's terms: the denominator of
+// Candidate.Coverage. Terms no capability uses weigh the most.
+func (t *TermCache) queryWeight(terms []string) float64 {
+	if t == nil {
+		return 0
+	}
+	w := 0.0
+	for _, x := range terms {
+		if id, ok := t.ids[x]; ok {
+			w += float64(t.idf[id])
+		} else if informative(x) {
+			w += float64(t.maxIDF)
+		}
+	}
+	return w
+}
+
+// informative reports whether a query term no capability uses still says something the
+// user needs: not a concept name (those only stand for words already counted), not a CJK
+// bigram (an unknown one mostly spans two words; its characters count on their own) and
+// not a value holding digits (an id, a date, an amount: an argument, not a need).
+func informative(term string) bool {
+	if term == "" || term[0] == '~' {
+		return false
+	}
+	runes := 0
+	for _, r := range term {
+		if r >= '0' && r <= '9' {
+			return false
+		}
+		if r > unicode.MaxLatin1 && unicode.Is(unicode.Han, r) {
+			runes++
+		}
+	}
+	return runes < 2
+}
+
+// textCoverage returns the idf-weighted share of the query (nums: its known term numbers,
+// total: queryWeight of all its terms) found in c's descriptive text; 0 without a cache for
+// c's generation.
+func (t *TermCache) textCoverage(c *Candidate, nums []uint32, total float64) float64 {
+	if t == nil || total <= 0 || int(c.Doc) >= len(t.caps) || t.caps[c.Doc] != c.Cap {
+		return 0
+	}
+	a, b := t.text[c.Doc], nums
+	w, i, j := 0.0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] == b[j]:
+			w += float64(t.idf[a[i]])
+			i++
+			j++
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return w / total
 }
 
 // numbers returns the sorted numbers of the query terms the cache knows, appended to dst.

@@ -110,7 +110,7 @@ func TestCrashDuringAdminWrites(t *testing.T) {
 			mu.Unlock()
 			return "demo.crash_shared", testAction("demo.crash_shared", v, fmt.Sprintf("Shared v%d", v)), func() { sharedVersion = v }
 		})
-		time.Sleep(time.Duration(150+rand.IntN(350)) * time.Millisecond)
+		time.Sleep(time.Duration(100+rand.IntN(300)) * time.Millisecond)
 		d.kill()
 		close(stop)
 		wg.Wait()

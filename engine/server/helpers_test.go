@@ -66,6 +66,9 @@ func TestMain(m *testing.M) {
 		capdexBin = "" // the end-to-end tests fail with this message
 	}
 	code := m.Run()
+	if shared.ts != nil {
+		shared.ts.stop()
+	}
 	os.RemoveAll(dir)
 	if code == 0 {
 		if err := goleak.Find(leakOptions...); err != nil {
@@ -128,7 +131,7 @@ type testServer struct {
 	*Server
 	url  string
 	logs *logBuffer
-	stop func()
+	stop func() error
 }
 
 type serverSetup struct {
@@ -142,6 +145,20 @@ type serverSetup struct {
 // startServer opens an in-memory daemon and serves it on 127.0.0.1:0 until the test ends.
 func startServer(tb testing.TB, setup serverSetup) *testServer {
 	tb.Helper()
+	ts, err := launch(setup)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := ts.stop(); err != nil {
+			tb.Errorf("Serve: %v", err)
+		}
+	})
+	return ts
+}
+
+// launch opens an in-memory daemon and serves it on 127.0.0.1:0 until stop.
+func launch(setup serverSetup) (*testServer, error) {
 	cfg := testConfig()
 	if setup.cfg != nil {
 		setup.cfg(cfg)
@@ -165,29 +182,50 @@ func startServer(tb testing.TB, setup serverSetup) *testServer {
 	}
 	srv, err := Open(context.Background(), cfg, opts)
 	if err != nil {
-		tb.Fatalf("Open: %v", err)
+		return nil, fmt.Errorf("Open: %w", err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		srv.Close()
-		tb.Fatal(err)
+		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, ln) }()
 	ts := &testServer{Server: srv, url: "http://" + ln.Addr().String(), logs: logs}
 	var once sync.Once
-	ts.stop = func() {
+	var serveErr error
+	ts.stop = func() error {
 		once.Do(func() {
 			cancel()
-			if err := <-done; err != nil {
-				tb.Errorf("Serve: %v", err)
-			}
+			serveErr = <-done
 			srv.Close()
 		})
+		return serveErr
 	}
-	tb.Cleanup(ts.stop)
-	return ts
+	return ts, nil
+}
+
+// shared is the daemon of the tests that neither change its configuration nor depend on
+// its session table: opening an engine costs a second or two under the race detector.
+var shared struct {
+	once sync.Once
+	ts   *testServer
+	err  error
+}
+
+// sharedBodyLimit is the shared daemon's limits.max_body_bytes.
+const sharedBodyLimit = 16 << 10
+
+func sharedServer(tb testing.TB) *testServer {
+	tb.Helper()
+	shared.once.Do(func() {
+		shared.ts, shared.err = launch(serverSetup{cfg: func(c *Config) { c.Limits.MaxBodyBytes = sharedBodyLimit }})
+	})
+	if shared.err != nil {
+		tb.Fatal(shared.err)
+	}
+	return shared.ts
 }
 
 // apiResponse is a decoded answer of the HTTP API.
@@ -223,6 +261,8 @@ func (ts *testServer) call(tb testing.TB, method, path, key string, body any, he
 		rd = strings.NewReader(b)
 	case []byte:
 		rd = bytes.NewReader(b)
+	case io.Reader: // sent chunked: no Content-Length
+		rd = b
 	default:
 		j, err := json.Marshal(b)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -24,7 +25,7 @@ import (
 const codexQuery = "Codex 更新后还是旧版本，帮我检查并修好"
 
 func TestAuthentication(t *testing.T) {
-	ts := startServer(t, serverSetup{})
+	ts := sharedServer(t)
 	search := map[string]any{"query": "codex"}
 	tests := []struct {
 		name         string
@@ -62,8 +63,8 @@ func TestAuthentication(t *testing.T) {
 }
 
 func TestHTTPRequestErrors(t *testing.T) {
-	ts := startServer(t, serverSetup{cfg: func(c *Config) { c.Limits.MaxBodyBytes = 2048 }})
-	big := `{"query":"` + strings.Repeat("x", 4096) + `"}`
+	ts := sharedServer(t)
+	big := `{"query":"` + strings.Repeat("x", 2*sharedBodyLimit) + `"}`
 	tests := []struct {
 		name         string
 		method, path string
@@ -72,8 +73,9 @@ func TestHTTPRequestErrors(t *testing.T) {
 		code         string
 		msg          []string // substrings of the message
 	}{
-		{name: "oversize body", method: "POST", path: "/v1/search", body: big, want: 413, code: "body_too_large", msg: []string{"2048"}},
-		{name: "oversize run body", method: "POST", path: "/v1/run", body: `{"id":"demo.echo","arguments":{"message":"` + strings.Repeat("y", 4096) + `"}}`, want: 413, code: "body_too_large"},
+		{name: "oversize body", method: "POST", path: "/v1/search", body: big, want: 413, code: "body_too_large", msg: []string{fmt.Sprint(sharedBodyLimit)}},
+		{name: "oversize chunked body", method: "POST", path: "/v1/search", body: io.MultiReader(strings.NewReader(big)), want: 413, code: "body_too_large", msg: []string{fmt.Sprint(sharedBodyLimit)}},
+		{name: "oversize run body", method: "POST", path: "/v1/run", body: `{"id":"demo.echo","arguments":{"message":"` + strings.Repeat("y", 2*sharedBodyLimit) + `"}}`, want: 413, code: "body_too_large"},
 		{name: "malformed JSON", method: "POST", path: "/v1/search", body: `{"query": "codex",}`, want: 400, code: "malformed_json", msg: []string{"byte offset 19", "invalid character"}},
 		{name: "truncated JSON", method: "POST", path: "/v1/search", body: `{"query": "co`, want: 400, code: "malformed_json", msg: []string{"unexpected end of input"}},
 		{name: "empty body", method: "POST", path: "/v1/search", body: ``, want: 400, code: "malformed_json", msg: []string{"empty body"}},
@@ -119,7 +121,7 @@ func TestHTTPRequestErrors(t *testing.T) {
 }
 
 func TestSearchDescribeListHTTP(t *testing.T) {
-	ts := startServer(t, serverSetup{})
+	ts := sharedServer(t)
 	r := ts.call(t, "POST", "/v1/search", devKey, registry.SearchRequest{Query: codexQuery}, "X-Request-ID: my-request-1")
 	if r.status != 200 {
 		t.Fatalf("search: %d %s", r.status, r.body)
@@ -184,7 +186,7 @@ func readSSE(tb testing.TB, body io.Reader) (events []string, data []string) {
 }
 
 func TestSearchStreamSSE(t *testing.T) {
-	ts := startServer(t, serverSetup{})
+	ts := sharedServer(t)
 	for _, tt := range []struct {
 		name, path string
 		headers    []string
@@ -241,7 +243,7 @@ func TestSearchStreamSSE(t *testing.T) {
 }
 
 func TestRunConfirmationHTTP(t *testing.T) {
-	ts := startServer(t, serverSetup{})
+	ts := sharedServer(t)
 	run := func(session string, body string) *engine.RunResult {
 		t.Helper()
 		r := ts.call(t, "POST", "/v1/run", devKey, body, HeaderSession+": "+session)
@@ -273,7 +275,7 @@ func TestRunConfirmationHTTP(t *testing.T) {
 }
 
 func TestAdminWrites(t *testing.T) {
-	ts := startServer(t, serverSetup{})
+	ts := sharedServer(t)
 	put := func(key, id string, def any) *apiResponse {
 		t.Helper()
 		return ts.call(t, "PUT", "/v1/capabilities/"+id, key, def)
@@ -347,7 +349,7 @@ func TestAdminWrites(t *testing.T) {
 }
 
 func TestDescribeForbidden(t *testing.T) {
-	ts := startServer(t, serverSetup{})
+	ts := sharedServer(t)
 	def := testAction("demo.secret", 1, "Secret")
 	def["acl"] = map[string]any{"discover": []string{"dev"}, "describe": []string{"ops"}, "execute": []string{"ops"}}
 	if r := ts.call(t, "PUT", "/v1/capabilities/demo.secret", adminKey, def); r.status != 200 {
@@ -458,7 +460,9 @@ func TestGracefulShutdownDrains(t *testing.T) {
 	}
 	stopped := make(chan struct{})
 	go func() {
-		ts.stop()
+		if err := ts.stop(); err != nil {
+			t.Errorf("Serve: %v", err)
+		}
 		close(stopped)
 	}()
 	// While draining: not ready, and the listener is closed.

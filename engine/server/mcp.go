@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -490,10 +491,15 @@ func (s *Server) ServeMCP(ctx context.Context, t mcp.Transport) error {
 	return err
 }
 
-// ServeStdio serves MCP on stdin and stdout (capdex mcp).
-func (s *Server) ServeStdio(ctx context.Context) error {
-	return s.ServeMCP(ctx, &mcp.StdioTransport{})
+// ServeStdio serves MCP on in and out, newline-delimited JSON-RPC (capdex mcp passes its
+// stdin and stdout). It returns when in ends or ctx is done.
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	return s.ServeMCP(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
 }
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
 
 // sessionHolder lets the two getServer calls the SDK makes for one request share the
 // session it creates.

@@ -245,7 +245,7 @@ func mcpScenario(t *testing.T, c *mcpClient) string {
 }
 
 func TestMCPInProcess(t *testing.T) {
-	ts := startServer(t, serverSetup{})
+	ts := sharedServer(t)
 	t.Run("local session", func(t *testing.T) {
 		c := connectInProcess(t, ts, nil)
 		mcpScenario(t, c)
@@ -257,7 +257,7 @@ func TestMCPInProcess(t *testing.T) {
 }
 
 func TestMCPToolErrors(t *testing.T) {
-	ts := startServer(t, serverSetup{})
+	ts := sharedServer(t)
 	c := connectInProcess(t, ts, nil)
 	tests := []struct {
 		name string
@@ -358,7 +358,7 @@ func TestMCPLeafToolsLRUAndSessions(t *testing.T) {
 }
 
 func TestMCPElicitConfirmation(t *testing.T) {
-	ts := startServer(t, serverSetup{})
+	ts := sharedServer(t)
 	for _, tt := range []struct {
 		name     string
 		protocol string

@@ -85,7 +85,7 @@ type openAPIDoc struct {
 }
 
 func TestOpenAPI(t *testing.T) {
-	ts := startServer(t, serverSetup{})
+	ts := sharedServer(t)
 	r := ts.call(t, "GET", "/openapi.json", devKey, nil)
 	if r.status != 200 {
 		t.Fatalf("GET /openapi.json: %d", r.status)

@@ -3,12 +3,16 @@
 // aliases, intents, entities, symptoms, argument schemas, tenant and scope restrictions, and a
 // few offline, deprecated or disabled entries so the pre-filters have something to do.
 //
-// The output depends only on (n, seed): the same arguments give the same catalogue.
+// Module and product names are pronounceable pseudo-words from a vocabulary that grows with
+// the square root of the catalogue (Heaps' law), so a large catalogue is not just the small
+// one repeated. Every catalogue passes registry.Lint. The output depends only on (n, seed):
+// the same arguments give the same catalogue.
 package testcat
 
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 
@@ -166,7 +170,24 @@ type gen struct {
 	ids   map[string]bool
 	n     int
 	roots map[string]bool
+	pool  []string // module names, a vocabulary that grows with the catalogue
 }
+
+var syllables = []string{"ka", "zen", "tri", "lo", "mar", "vex", "qui", "dor", "pel", "sa", "nu", "rix",
+	"ta", "bo", "lin", "gor", "fa", "mi", "ser", "ul", "pra", "ko", "den", "vi", "sto", "ga", "rel", "om"}
+
+// word makes a pronounceable pseudo-word: product and module names of a real registry.
+func (g *gen) word() string {
+	n := 2 + g.pick(2)
+	var b strings.Builder
+	for range n {
+		b.WriteString(syllables[g.pick(len(syllables))])
+	}
+	return b.String()
+}
+
+// module picks a module name, Zipf-like: a few are common, most are rare.
+func (g *gen) module() string { return g.pool[g.pick(g.pick(len(g.pool))+1)] }
 
 // GenerateCatalog returns exactly n capabilities (packs, actions and recipes) generated from
 // seed. Packs come before their children in the returned slice; ids are unique and valid.
@@ -177,6 +198,11 @@ func GenerateCatalog(n int, seed int64) []*registry.Capability {
 		return nil
 	}
 	g := &gen{r: rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15)), ids: map[string]bool{}, n: n, roots: map[string]bool{}}
+	// Heaps' law: the vocabulary of module names grows like the square root of the catalogue
+	g.pool = make([]string, 100+int(20*math.Sqrt(float64(n))))
+	for i := range g.pool {
+		g.pool[i] = g.word()
+	}
 	for len(g.out) < n {
 		g.addPack()
 	}
@@ -251,7 +277,9 @@ func (g *gen) addPack() {
 			p.Title = fmt.Sprintf("%s %s tools", titleCase(sys.en), d.en)
 			p.Summary = fmt.Sprintf("Operations and troubleshooting for %s in %s.", strings.ReplaceAll(sys.en, "_", " "), d.en)
 		}
-		p.Aliases = []string{sys.zh, strings.ReplaceAll(sys.en, "_", " ") + " " + d.en}
+		product := g.word()
+		p.Title += " · " + titleCase(product)
+		p.Aliases = []string{sys.zh, strings.ReplaceAll(sys.en, "_", " ") + " " + d.en, product}
 		switch x := g.r.Float64(); {
 		case x < 0.03:
 			p.Tenants = []string{tenants[g.pick(len(tenants))]}
@@ -317,9 +345,10 @@ func (g *gen) action(d domain, id string, sys word, o word, v verb) *registry.Ca
 	if v.risk == registry.RiskHigh {
 		c.Reviewer = "security-team"
 	}
+	mod := g.module()
 	if zh {
 		c.Title = g.tmpl(zhTitles, v.zh, o.zh, sys.zh, d.zh)
-		c.Summary = g.tmpl(zhSums, v.zh, o.zh, sys.zh, d.zh)
+		c.Summary = g.tmpl(zhSums, v.zh, o.zh, sys.zh, d.zh) + "（" + mod + " 模块）"
 		if g.chance(0.6) {
 			c.Summary += zhExtras[g.pick(len(zhExtras))]
 		}
@@ -327,7 +356,7 @@ func (g *gen) action(d domain, id string, sys word, o word, v verb) *registry.Ca
 		c.WhenNotToUse = []string{fmt.Sprintf("用户只想了解%s的说明文档", o.zh)}
 	} else {
 		c.Title = g.tmpl(enTitles, titleCase(v.en), oen, titleCase(sys.en), d.en)
-		c.Summary = g.tmpl(enSums, titleCase(v.en), oen, titleCase(sys.en), d.en)
+		c.Summary = g.tmpl(enSums, titleCase(v.en), oen, titleCase(sys.en), d.en) + " Module: " + mod + "."
 		if g.chance(0.6) {
 			c.Summary += " " + enExtras[g.pick(len(enExtras))]
 		}
@@ -343,6 +372,9 @@ func (g *gen) action(d domain, id string, sys word, o word, v verb) *registry.Ca
 	}
 	syn := v.synonyms[g.pick(len(v.synonyms))]
 	c.Aliases = []string{v.zh + o.zh, syn + " " + oen}
+	if g.chance(0.5) {
+		c.Aliases = append(c.Aliases, mod+" "+oen+" "+v.en)
+	}
 	if g.chance(0.4) {
 		c.Aliases = append(c.Aliases, fmt.Sprintf("%s %s %s", sys.en, oen, v.en))
 	}
