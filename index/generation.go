@@ -146,6 +146,7 @@ func (g *Generation) Stats() BuildStats { return g.stats }
 // ColumnRestored reports whether the column view was restored from Options.ColumnSnapshot.
 func (g *Generation) ColumnRestored() bool { return g.stats.ColumnRestored }
 
+// String describes the generation for logs.
 func (g *Generation) String() string {
 	return fmt.Sprintf("index.Generation{registry: %d, docs: %d}", g.snap.Generation, g.n)
 }

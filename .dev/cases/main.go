@@ -27,6 +27,9 @@ func main() {
 	mw := flag.Float64("mw", -1, "")
 	sw := flag.Float64("sw", -1, "")
 	lw := flag.Float64("lw", -1, "")
+	covb := flag.Float64("cov", -1, "")
+	rf := flag.Float64("rf", -1, "")
+	mi := flag.Int("mi", -1, "")
 	flag.Parse()
 	ctx := context.Background()
 	ro := rank.DefaultRerankOptions()
@@ -42,6 +45,15 @@ func main() {
 	}
 	if *wtu >= 0 {
 		ro.WhenToUseBonus = *wtu
+	}
+	if *covb >= 0 {
+		ro.CoverageBonus = *covb
+	}
+	if *rf >= 0 {
+		ro.ReadFactor = *rf
+	}
+	if *mi >= 0 {
+		ro.MaxIntents = *mi
 	}
 	w := rank.DefaultWeights()
 	if *mw >= 0 {

@@ -26,6 +26,8 @@ func main() {
 	now2u := flag.Bool("nowtu", false, "")
 	norisk := flag.Bool("norisk", false, "")
 	wtu := flag.Float64("wtu", -1, "")
+	cov := flag.Float64("cov", -1, "")
+	rf := flag.Float64("rf", -1, "")
 	riskp := flag.Float64("risk", -1, "")
 	cf := flag.Float64("cf", -1, "")
 	pq := flag.String("pq", "", "per query prefix")
@@ -55,6 +57,12 @@ func main() {
 		if *riskp >= 0 {
 			r.RiskPenalty, r.SideEffectPenalty = *riskp, *riskp
 		}
+		if *cov >= 0 {
+			r.CoverageBonus = *cov
+		}
+		if *rf >= 0 {
+			r.ReadFactor = *rf
+		}
 		if *wtu >= 0 {
 			r.WhenToUseBonus = *wtu
 		}
@@ -63,7 +71,7 @@ func main() {
 		}
 		opts.Rerank = &r
 	}
-	if *now2u || *norisk || *riskp >= 0 || *cf >= 0 || *wtu >= 0 {
+	if *now2u || *norisk || *riskp >= 0 || *cf >= 0 || *wtu >= 0 || *cov >= 0 || *rf >= 0 {
 		r := rank.DefaultRerankOptions()
 		r.ReadIntents = query.ReadIntents()
 		if *now2u {
@@ -74,6 +82,12 @@ func main() {
 		}
 		if *riskp >= 0 {
 			r.RiskPenalty, r.SideEffectPenalty = *riskp, *riskp
+		}
+		if *cov >= 0 {
+			r.CoverageBonus = *cov
+		}
+		if *rf >= 0 {
+			r.ReadFactor = *rf
 		}
 		if *wtu >= 0 {
 			r.WhenToUseBonus = *wtu

@@ -12,6 +12,8 @@ const (
 	cueNegStart  = "neg_start" // "never", "no": negation only at a clause start or after "with"
 	cueReadFirst = "read_first"
 	cueWhy       = "why" // asks for a cause: intent diagnose
+	cueSuspect   = "suspect" // reports a suspected or failing state: intent diagnose
+	cueHowTo     = "howto"   // asks how to do something or for steps: intent explain
 	cueDryRun    = "dry_run"
 	cueReadOnly  = "read_only"
 	cueConfirm   = "confirm_first"
@@ -53,6 +55,17 @@ var cueTable = map[string][]string{
 		"before you change", "before doing anything", "before touching",
 	},
 	cueWhy: {"原因", "为什么", "为啥", "怎么回事", "why", "cause", "reason"},
+	cueSuspect: {
+		"好像", "似乎", "貌似", "看起来", "不对劲", "不正常", "出问题", "有问题", "坏了", "报错", "出错",
+		"不上", "失败", "不了", "不成功", "不起来", "连不上", "用不了", "seems", "seem to", "looks like",
+		"appears to", "is broken", "not working", "doesnt work", "does not work", "keeps failing",
+		"keeps crashing", "fails to", "failed to", "unable to", "is off", "wrong",
+	},
+	cueHowTo: {
+		"how to", "how do i", "how can i", "how should i", "walk me through", "step by step",
+		"steps to", "the steps", "guide me", "show me how", "怎么做", "如何", "怎么办", "怎么弄", "怎么修",
+		"怎么解决", "步骤", "教我", "指南", "教程", "排查步骤", "操作步骤",
+	},
 	cueDryRun: {
 		"dry run", "dryrun", "试运行", "只看不改", "演练", "模拟运行", "模拟执行", "预演", "simulate",
 		"simulation", "what would happen", "不实际执行", "先预览", "preview the changes", "preview changes",
@@ -121,6 +134,10 @@ const bieBefore = "特区类识级分告个差性辨鉴派组"
 
 // bieAfter are characters that, after 别, make it a word ("别人", "别的", "别名").
 const bieAfter = "人的名处称墅致扭"
+
+// statePrefix are the characters that, right before a verb, make it a state rather than
+// a request: 待 (awaiting: 待合并的 PR), 未 (not yet: 未支付), 已 (already: 已删除).
+const statePrefix = "待未已"
 
 // bareNegAfter are the characters after which a bare 不 negates a request ("先不更新").
 const bareNegAfter = "先也就并暂还"

@@ -30,6 +30,14 @@ type entry struct {
 	values []string
 }
 
+// packKey is one scope key of a pack: the pack's index and the key's weight (2 for words
+// of the pack's own name, title and aliases, 1 for its entities, which sum up its
+// children's).
+type packKey struct {
+	pack int32
+	w    int32
+}
+
 // packInfo is one pack for browse scopes.
 type packInfo struct {
 	id    string
@@ -54,7 +62,7 @@ type Lexicon struct {
 
 	packs    []packInfo
 	packIDs  map[string]bool
-	packKeys map[string][]int32
+	packKeys map[string][]packKey
 }
 
 // maxIDsPerName bounds the ids one short tool name may stand for.
@@ -71,7 +79,7 @@ var baseLexicon = sync.OnceValue(func() *Lexicon {
 		verbs:      make(map[string]bool, len(verbConcepts)),
 		reads:      make(map[string]bool, len(readConcepts)),
 		ids:        make(map[string][]string),
-		packKeys:   make(map[string][]int32),
+		packKeys:   make(map[string][]packKey),
 	}
 	b := builder{l: l, seen: make(map[string]bool)}
 	for _, v := range verbConcepts {
@@ -135,7 +143,7 @@ func NewLexicon(snap *registry.Snapshot) *Lexicon {
 		reads:      base.reads,
 		ids:        make(map[string][]string),
 		packIDs:    make(map[string]bool),
-		packKeys:   make(map[string][]int32),
+		packKeys:   make(map[string][]packKey),
 	}
 	b := builder{l: l, seen: make(map[string]bool)}
 	lx := text.DefaultLexicon()
@@ -270,15 +278,25 @@ func (l *Lexicon) addIDs(c *registry.Capability) {
 	}
 }
 
-// addPack indexes a pack's id words, title words, CJK bigrams, entities and concepts.
+// addPack indexes a pack's scope keys: the words of its last id segment, title and
+// aliases (weight 2) and of its entities (weight 1). Only the last segment of the id: the
+// others name its ancestors, whose words must not make a descendant an equal match.
 func (l *Lexicon) addPack(c *registry.Capability) {
-	ks := scopeKeys(nil, c.Title+" "+strings.ReplaceAll(c.ID, ".", " ")+" "+strings.Join(c.Entities, " "), false)
+	own := scopeKeys(nil, c.Title+" "+strings.ReplaceAll(registry.Leaf(c.ID), "_", " ")+" "+strings.Join(c.Aliases, " "), false)
+	ents := scopeKeys(nil, strings.Join(c.Entities, " "), false)
 	idx := int32(len(l.packs))
-	l.packs = append(l.packs, packInfo{id: c.ID, nkeys: len(ks)})
 	l.packIDs[c.ID] = true
-	for _, k := range ks {
-		l.packKeys[k] = append(l.packKeys[k], idx)
+	n := len(own)
+	for _, k := range own {
+		l.packKeys[k] = append(l.packKeys[k], packKey{idx, 2})
 	}
+	for _, k := range ents {
+		if !slices.Contains(own, k) {
+			l.packKeys[k] = append(l.packKeys[k], packKey{idx, 1})
+			n++
+		}
+	}
+	l.packs = append(l.packs, packInfo{id: c.ID, nkeys: n})
 }
 
 // scopeKeys returns the unique keys a text offers for scope matching: word stems, CJK
@@ -310,33 +328,57 @@ func scopeKeys(dst []string, s string, query bool) []string {
 	return dst
 }
 
-// bestPack returns the pack whose keys best cover the text's scope keys: most keys in
-// common, then fewest keys of its own (the most specific), then the shortest id. It needs
-// at least minHits keys in common.
+// bestPack returns the pack whose keys best cover the text's scope keys: the highest
+// weight of keys in common; among equals, a pack that is an ancestor of all the others
+// (they matched through words it shares with them), else the one with fewest keys of its
+// own (the most specific), then the smallest id. It needs at least minHits keys in common.
 func (l *Lexicon) bestPack(s string, minHits int) string {
 	if len(l.packs) == 0 {
 		return ""
 	}
 	qk := scopeKeys(nil, s, true)
-	score := make(map[int32]int)
+	score := make(map[int32]int32)
+	hits := make(map[int32]int)
 	for _, k := range qk {
-		for _, p := range l.packKeys[k] {
-			score[p]++
+		for _, pk := range l.packKeys[k] {
+			score[pk.pack] += pk.w
+			hits[pk.pack]++
 		}
 	}
-	best, bestScore := int32(-1), 0
+	var top []int32
+	bestScore := int32(0)
 	for p, sc := range score {
-		if sc < minHits {
+		if hits[p] < minHits {
 			continue
 		}
-		if best < 0 || sc > bestScore ||
-			sc == bestScore && (l.packs[p].nkeys < l.packs[best].nkeys ||
-				l.packs[p].nkeys == l.packs[best].nkeys && l.packs[p].id < l.packs[best].id) {
-			best, bestScore = p, sc
+		switch {
+		case sc > bestScore:
+			bestScore, top = sc, append(top[:0], p)
+		case sc == bestScore:
+			top = append(top, p)
 		}
 	}
-	if best < 0 {
+	if len(top) == 0 {
 		return ""
+	}
+	slices.Sort(top)
+	for _, p := range top {
+		anc := true
+		for _, q := range top {
+			if q != p && !strings.HasPrefix(l.packs[q].id, l.packs[p].id+".") {
+				anc = false
+				break
+			}
+		}
+		if anc {
+			return l.packs[p].id
+		}
+	}
+	best := top[0]
+	for _, p := range top[1:] {
+		if l.packs[p].nkeys < l.packs[best].nkeys || l.packs[p].nkeys == l.packs[best].nkeys && l.packs[p].id < l.packs[best].id {
+			best = p
+		}
 	}
 	return l.packs[best].id
 }

@@ -44,6 +44,9 @@ type Parsed struct {
 	Scope string `json:"scope,omitempty"`
 	// Outcome is the desired result, as written ("so that it uses the new version").
 	Outcome string `json:"outcome,omitempty"`
+	// HowTo: the user asks how to do something or for the steps ("how do I fix …",
+	// "给我排查步骤"): a guide (recipe) answers it better than an action.
+	HowTo bool `json:"how_to,omitempty"`
 	// ExplicitWrite: the user explicitly asks for a write ("帮我删除这个日程",
 	// "book the flight").
 	ExplicitWrite bool `json:"explicit_write,omitempty"`

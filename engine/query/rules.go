@@ -283,6 +283,9 @@ func (a *analysis) negated() []string {
 // isEvent reports whether a verb match describes something that happened ("更新后",
 // "after updating", "updated") rather than something wanted.
 func (a *analysis) isEvent(v *match) bool {
+	if prev := a.prevAdjacentCJK(v.i); prev != "" && strings.Contains(statePrefix, prev) {
+		return true // 待合并, 未支付, 已删除: a state, not a request
+	}
 	if v.j < len(a.toks) && a.toks[v.j].cjk && a.toks[v.j-1].cjk && a.toks[v.j-1].end == a.toks[v.j].start {
 		if t := a.cueAt(v.j, cueEventTail); t != nil {
 			if c := a.concept[v.j]; c == nil || c.j <= t.j {
@@ -391,10 +394,16 @@ func (a *analysis) run(p *Parsed) {
 	if readFirst {
 		p.Constraints = addUnique(p.Constraints, "read_first")
 	}
-	if readFirst || a.has(cueWhy) {
+	if readFirst || a.has(cueWhy) || a.has(cueSuspect) {
+		// Asking why, or describing a state that seems wrong, asks for a diagnosis.
 		if !slices.Contains(forbidden, "diagnose") {
 			verbs = addUnique(verbs, "diagnose")
 		}
+	}
+	if a.has(cueHowTo) && !slices.Contains(forbidden, "explain") {
+		// "how do I …", "给我排查步骤": the user wants to be shown how, a guide.
+		verbs = addUnique(verbs, "explain")
+		p.HowTo = true
 	}
 	for _, c := range []string{cueDryRun, cueReadOnly, cueConfirm, cueOffline} {
 		if a.has(c) {
@@ -523,9 +532,9 @@ func (a *analysis) browse(p *Parsed) {
 					continue
 				}
 				if t := a.toks[g.i]; !t.cjk {
-					// English: the cue comes first, at most three words before a plural noun
-					// ("list the tools", "show me all capabilities").
-					if g.i < q.j || g.i-q.j > 2 || a.toks[q.i].cjk || !slices.Contains(browseNouns, t.word) {
+					// English: the cue comes first, at most five words before a plural noun
+					// ("list the tools", "show me all the npm maintenance tools").
+					if g.i < q.j || g.i-q.j > 4 || a.toks[q.i].cjk || !slices.Contains(browseNouns, t.word) {
 						continue
 					}
 				} else if d := max(g.i-q.j, q.i-g.j); !a.toks[q.i].cjk || d > 8 {

@@ -27,7 +27,7 @@ type Weights struct {
 // it weighs less than half of lexical. Metadata scores structured values the rerank also
 // rewards (intents, entities, symptoms); at 1.4 it counted them twice.
 func DefaultWeights() Weights {
-	return Weights{Exact: 2.0, Metadata: 1.0, Lexical: 1.2, Semantic: 0.5, Hierarchy: 0.8, History: 0.4, K: 60, ScoreShare: 0.9}
+	return Weights{Exact: 2.0, Metadata: 1.0, Lexical: 1.2, Semantic: 0.4, Hierarchy: 0.8, History: 0.4, K: 60, ScoreShare: 1}
 }
 
 // Of returns the weight of a retriever by name; an unknown retriever weighs 0.

@@ -28,6 +28,8 @@ type Signals struct {
 	ExplicitWrite bool
 	// Browse: the user asks what exists rather than for one action.
 	Browse bool
+	// HowTo: the user asks how to do something or for the steps, which a recipe answers.
+	HowTo bool
 	// Scope is a pack id the query implies or the request names; candidates under it get
 	// RerankOptions.ScopeBonus.
 	Scope string
@@ -57,6 +59,9 @@ type RerankOptions struct {
 	// are specific, so they weigh most. Default 0.015, 2.
 	SymptomBonus float64
 	MaxSymptoms  int
+	// CoverageBonus scales Candidate.Coverage, the idf-weighted share of the query's terms
+	// found in the capability's descriptive text (needs Terms). Default 0.
+	CoverageBonus float64
 	// WhenToUseBonus scales the best coverage (0..1) of one when_to_use entry by the query
 	// terms. Default 0.010.
 	WhenToUseBonus float64
@@ -69,7 +74,8 @@ type RerankOptions struct {
 	// an exact hit, so a forbidden action falls below every plausible alternative.
 	ForbiddenPenalty float64
 	// Availability penalties (context fit): needs_confirmation 0.002, missing_credentials
-	// 0.008, forbidden 0.012, unavailable and incompatible 0.020; available costs nothing.
+	// 0.003 (the caller can supply them), forbidden 0.012 (it may not run it at all),
+	// unavailable and incompatible 0.020; available costs nothing.
 	NeedsConfirmationPenalty, MissingCredentialsPenalty, ForbiddenAvailabilityPenalty, UnusablePenalty float64
 	// SideEffectPenalty is charged per side-effect level (R 0 … I 3) and RiskPenalty per
 	// risk level (low 0 … critical 3). Default 0.0005 each: a tie-breaker between equally
@@ -95,6 +101,10 @@ type RerankOptions struct {
 	// for one of them; it is the answer to a browse, and to a task only when no child fits
 	// clearly better. Default 0.010 (about half a retriever's best contribution).
 	PackBias float64
+	// RecipeBias is added to recipes when the query asks how (Signals.HowTo) and
+	// subtracted from them otherwise: a recipe shows the steps, an action takes them.
+	// Default 0.004.
+	RecipeBias float64
 	// Terms supplies the analysed when_to_use and when_not_to_use entries of each
 	// capability. Nil falls back to substring tests of the query terms in the raw text,
 	// which is slower and cruder.
@@ -120,13 +130,14 @@ func DefaultRerankOptions() RerankOptions {
 		WhenToUseBonus:      0.010,
 		WhenNotToUsePenalty: 0.030, WhenNotToUseMin: 0.5,
 		ForbiddenPenalty:         0.080,
-		NeedsConfirmationPenalty: 0.002, MissingCredentialsPenalty: 0.008,
+		NeedsConfirmationPenalty: 0.002, MissingCredentialsPenalty: 0.003,
 		ForbiddenAvailabilityPenalty: 0.012, UnusablePenalty: 0.020,
 		SideEffectPenalty: 0.0005, RiskPenalty: 0.0005, CautionFactor: 8, ReadFactor: 4,
 		CautionConstraints: []string{"read_first", "dry_run", "read_only"},
 		ReadIntents:        DefaultReadIntents(),
 		ScopeBonus:         0.004,
 		PackBias:           0.010,
+		RecipeBias:         0.004,
 	}
 }
 
@@ -136,8 +147,10 @@ const (
 	CompEntity       = "entity"
 	CompSymptom      = "symptom"
 	CompWhenToUse    = "when_to_use"
+	CompCoverage     = "coverage"
 	CompScope        = "scope"
 	CompPackBias     = "pack"
+	CompRecipeBias   = "recipe"
 	CompAvailability = "availability"
 	CompRisk         = "risk"
 	CompWhenNotToUse = "when_not_to_use"
@@ -154,6 +167,7 @@ const (
 //	+ WhenToUseBonus·coverage(best when_to_use entry)
 //	+ ScopeBonus (inside Signals.Scope)
 //	± PackBias for packs: added for a browse, subtracted otherwise
+//	± RecipeBias for recipes: added for a how-to question, subtracted otherwise
 //	− availability penalty (context fit)
 //	− risk penalty: (SideEffectPenalty·side-effect level + RiskPenalty·risk level), times
 //	  CautionFactor when the query asks for caution; zero when the user explicitly asks for
@@ -179,7 +193,7 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 				caution = true
 			}
 		}
-		readOnly := true
+		readOnly := len(s.Intents) == 0 || ReadOnlyAlso
 		for _, in := range s.Intents {
 			if !contains(opts.ReadIntents, in) {
 				readOnly = false
@@ -209,6 +223,7 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 			}
 		}
 		c.Coverage = opts.Terms.textCoverage(c, nums, qWeight)
+		add(CompCoverage, opts.CoverageBonus*c.Coverage)
 		c.MatchedIntents, arena = matchInto(c.MatchedIntents, arena, cp.Intents, s.Intents)
 		c.MatchedEntities, arena = matchInto(c.MatchedEntities, arena, cp.Entities, s.Entities)
 		c.MatchedSymptoms, arena = matchInto(c.MatchedSymptoms, arena, cp.Symptoms, s.Symptoms)
@@ -228,6 +243,13 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 				add(CompPackBias, opts.PackBias)
 			} else {
 				add(CompPackBias, -opts.PackBias)
+			}
+		}
+		if cp.ResourceType == registry.TypeRecipe && opts.RecipeBias != 0 {
+			if s.HowTo {
+				add(CompRecipeBias, opts.RecipeBias)
+			} else {
+				add(CompRecipeBias, -opts.RecipeBias)
 			}
 		}
 		add(CompAvailability, -availabilityPenalty(c.Availability, &opts))
@@ -336,3 +358,5 @@ func sortedUnique(a []string) bool {
 	}
 	return true
 }
+
+var ReadOnlyAlso = false

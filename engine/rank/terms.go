@@ -77,7 +77,7 @@ func NewTermCache(caps []*registry.Capability, analyze func(string) []string) *T
 	var df []uint32
 	var buf []uint32
 	for i, c := range caps {
-		t.use[i] = prep(c.WhenToUse)
+		t.use[i] = prep(ownEntries(c.WhenToUse, c.Summary))
 		t.notUse[i] = prep(c.WhenNotToUse)
 		buf = buf[:0]
 		descriptiveTexts(c, func(s string) {
@@ -175,6 +175,28 @@ func (t *TermCache) textCoverage(c *Candidate, nums []uint32, total float64) flo
 		}
 	}
 	return w / total
+}
+
+// ownEntries returns the entries that say more than the summary: an entry the summary
+// already contains (an importer's first sentence of a description, say) repeats what the
+// retrievers matched and earns no when_to_use bonus of its own.
+func ownEntries(entries []string, summary string) []string {
+	n := 0
+	for _, e := range entries {
+		if e := strings.TrimSpace(e); e != "" && strings.Contains(summary, e) {
+			n++
+		}
+	}
+	if n == 0 {
+		return entries
+	}
+	out := make([]string, 0, len(entries)-n)
+	for _, e := range entries {
+		if e := strings.TrimSpace(e); e == "" || !strings.Contains(summary, e) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // numbers returns the sorted numbers of the query terms the cache knows, appended to dst.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -309,8 +310,8 @@ func (c *Config) ApplyDefaults() {
 func (c *Config) Validate() error {
 	var probs []string
 	add := func(format string, a ...any) { probs = append(probs, fmt.Sprintf(format, a...)) }
-	if c.Addr == "" {
-		add("addr is empty")
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		add("addr %q: want host:port (%v)", c.Addr, err)
 	}
 	for i, k := range c.Keys {
 		switch {

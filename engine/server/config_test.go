@@ -86,6 +86,7 @@ func TestParseConfig(t *testing.T) {
 		{name: "key without user", yaml: "keys: [{key: 0123456789abcdef0}]\n", wantErr: "user is required"},
 		{name: "negative weight", yaml: "fusion: {exact: -1}\n", wantErr: "fusion.exact is negative"},
 		{name: "bad log level", yaml: "log_level: loud\n", wantErr: "log_level"},
+		{name: "bad addr", yaml: "addr: localhost\n", wantErr: "want host:port"},
 		{name: "two documents", yaml: "addr: a\n---\naddr: b\n", wantErr: "more than one YAML document"},
 	}
 	for _, tt := range tests {

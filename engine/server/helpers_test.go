@@ -45,27 +45,41 @@ var leakOptions = []goleak.Option{
 	goleak.IgnoreTopFunction("go.opencensus.io/stats/view.(*worker).start"),
 }
 
+// binaryBuilt is closed once the capdex binary is built (or failed to build); buildOutput
+// holds the failure.
+var (
+	binaryBuilt = make(chan struct{})
+	buildOutput string
+)
+
+// TestMain builds the capdex binary for the end-to-end tests (zz_*_test.go, which run
+// last) while the in-process tests run, and checks for leaked goroutines at the end.
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "capdex-server-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	capdexBin = filepath.Join(dir, "capdex")
-	if runtime.GOOS == "windows" {
-		capdexBin += ".exe"
-	}
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(gobin); err != nil {
-		gobin = "go"
-	}
-	build := exec.Command(gobin, "build", "-o", capdexBin, "github.com/capdex/capdex/cmd/capdex")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building capdex: %v\n%s", err, out)
-		capdexBin = "" // the end-to-end tests fail with this message
-	}
+	go func() {
+		defer close(binaryBuilt)
+		bin := filepath.Join(dir, "capdex")
+		if runtime.GOOS == "windows" {
+			bin += ".exe"
+		}
+		gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+		if _, err := os.Stat(gobin); err != nil {
+			gobin = "go"
+		}
+		build := exec.Command(gobin, "build", "-o", bin, "github.com/capdex/capdex/cmd/capdex")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			buildOutput = fmt.Sprintf("building capdex: %v\n%s", err, out)
+			return
+		}
+		capdexBin = bin
+	}()
 	code := m.Run()
+	<-binaryBuilt
 	if shared.ts != nil {
 		shared.ts.stop()
 	}
@@ -81,8 +95,9 @@ func TestMain(m *testing.M) {
 
 func needBinary(tb testing.TB) string {
 	tb.Helper()
+	<-binaryBuilt
 	if capdexBin == "" {
-		tb.Fatal("the capdex binary did not build (see the TestMain output)")
+		tb.Fatal(buildOutput)
 	}
 	return capdexBin
 }

@@ -453,6 +453,9 @@ func TestOverloadIs429(t *testing.T) {
 func TestGracefulShutdownDrains(t *testing.T) {
 	defer goleak.VerifyNone(t, append(leakOptions, goleak.IgnoreCurrent())...)
 	ts := startServer(t, serverSetup{engine: slowRetrievers(400 * time.Millisecond)})
+	// An MCP session holds its event stream open: shutdown must end it, not wait for it.
+	c := connectHTTP(t, ts.url, devKey, nil)
+	c.toolNames(t)
 	got := make(chan *apiResponse, 1)
 	go func() { got <- ts.call(t, "POST", "/v1/search", devKey, `{"query": "codex"}`) }()
 	for len(ts.searchSlots) == 0 {
@@ -477,5 +480,10 @@ func TestGracefulShutdownDrains(t *testing.T) {
 	if r.status != 200 {
 		t.Fatalf("the in-flight search was not drained: %d %s", r.status, r.body)
 	}
-	<-stopped
+	select {
+	case <-stopped:
+	case <-time.After(5 * time.Second): // shutdown_timeout is 15s
+		t.Fatal("shutdown waited for the MCP session's stream")
+	}
+	c.cs.Close()
 }

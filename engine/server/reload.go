@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -176,9 +177,7 @@ func isRefusal(err error) bool {
 }
 
 // logLintErrors logs err at Error level, one record per lint error when it holds any.
-func logLintErrors(log interface {
-	Error(msg string, args ...any)
-}, msg, dir string, err error) {
+func logLintErrors(log *slog.Logger, msg, dir string, err error) {
 	var lerrs registry.LintErrors
 	if errors.As(err, &lerrs) && len(lerrs) > 0 {
 		for _, le := range lerrs {

@@ -66,6 +66,7 @@ func TestCrashDuringAdminWrites(t *testing.T) {
 		verify(d)
 		var wg sync.WaitGroup
 		stop := make(chan struct{})
+		acks := make(chan struct{}, 1)
 		writer := func(next func(n int) (string, map[string]any, func())) {
 			defer wg.Done()
 			for n := 0; ; n++ {
@@ -95,6 +96,10 @@ func TestCrashDuringAdminWrites(t *testing.T) {
 					onAck()
 				}
 				mu.Unlock()
+				select {
+				case acks <- struct{}{}:
+				default:
+				}
 			}
 		}
 		wg.Add(3)
@@ -110,7 +115,13 @@ func TestCrashDuringAdminWrites(t *testing.T) {
 			mu.Unlock()
 			return "demo.crash_shared", testAction("demo.crash_shared", v, fmt.Sprintf("Shared v%d", v)), func() { sharedVersion = v }
 		})
-		time.Sleep(time.Duration(100+rand.IntN(300)) * time.Millisecond)
+		// Kill once this round has an acknowledged write (so every round both keeps and
+		// cuts writes), a random while later.
+		select {
+		case <-acks:
+		case <-time.After(5 * time.Second):
+		}
+		time.Sleep(time.Duration(rand.IntN(250)) * time.Millisecond)
 		d.kill()
 		close(stop)
 		wg.Wait()
