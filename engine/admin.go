@@ -67,12 +67,12 @@ func (e *Engine) Put(ctx context.Context, c *registry.Capability, actor string) 
 // Delete removes a capability (audited) and swaps in the new generation. A pack that still
 // has children is refused.
 func (e *Engine) Delete(ctx context.Context, id, actor string) error {
-	kids, err := e.store.List(id + ".")
+	sub, err := e.store.List(id) // id itself and everything under it
 	if err != nil {
 		return err
 	}
-	if len(kids) > 0 {
-		return fmt.Errorf("%w: %s still has %d capabilities under it", ErrInvalidRequest, id, len(kids))
+	if kids := len(sub) - 1; kids > 0 {
+		return fmt.Errorf("%w: %s still has %d capabilities under it", ErrInvalidRequest, id, kids)
 	}
 	if err := e.store.Delete(ctx, id, actor); err != nil {
 		return err

@@ -334,3 +334,17 @@ func TestRenderToolFormats(t *testing.T) {
 		t.Errorf("unknown format: %v", err)
 	}
 }
+
+func TestDeleteRefusesPacksWithChildren(t *testing.T) {
+	ctx := context.Background()
+	e := open(t, engine.Options{})
+	if err := e.Delete(ctx, "maintenance.codex", "test"); !errors.Is(err, engine.ErrInvalidRequest) {
+		t.Fatalf("deleting a pack with children: %v", err)
+	}
+	if err := e.Delete(ctx, "demo.echo", "test"); err != nil {
+		t.Fatalf("deleting a leaf: %v", err)
+	}
+	if _, err := e.Describe(ctx, "demo.echo", dev); !errors.Is(err, engine.ErrNotFound) {
+		t.Fatalf("describe after delete: %v", err)
+	}
+}

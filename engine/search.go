@@ -148,7 +148,7 @@ func (e *Engine) signals(st *state, p *query.Parsed, req *registry.SearchRequest
 	s := rank.Signals{
 		Intents: p.Intents, Entities: p.Entities, Symptoms: p.Symptoms,
 		Forbidden: p.Forbidden, Constraints: p.Constraints,
-		Terms: p.SignalTerms(), IDs: p.IDs,
+		Terms: p.SignalTerms(), Phrase: rank.PhraseKey(p.Text), IDs: p.IDs,
 		ExplicitWrite: p.ExplicitWrite, Browse: p.Browse, HowTo: p.HowTo, Scope: p.Scope, Lang: p.Lang,
 	}
 	if req.Within != "" {

@@ -116,6 +116,9 @@ type scratch struct {
 	order  []int32  // terms by upper bound
 	keys64 []uint64 // sort keys of order
 	vals   []float32
+	common []qterm   // semantic: the query's common features
+	cands  []cand    // semantic: candidates to complete
+	lw     []float32 // semantic: per-list query weight of the common features, zero between uses
 }
 
 // dense returns the zeroed accumulators sized for n docs.

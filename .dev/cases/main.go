@@ -30,6 +30,7 @@ func main() {
 	covb := flag.Float64("cov", -1, "")
 	rf := flag.Float64("rf", -1, "")
 	mi := flag.Int("mi", -1, "")
+	ab := flag.Float64("ab", -1, "")
 	flag.Parse()
 	ctx := context.Background()
 	ro := rank.DefaultRerankOptions()
@@ -47,10 +48,13 @@ func main() {
 		ro.WhenToUseBonus = *wtu
 	}
 	if *covb >= 0 {
-		ro.CoverageBonus = *covb
+		_ = covb
 	}
 	if *rf >= 0 {
-		ro.ReadFactor = *rf
+		_ = rf
+	}
+	if *ab >= 0 {
+		ro.AliasBonus = *ab
 	}
 	if *mi >= 0 {
 		ro.MaxIntents = *mi

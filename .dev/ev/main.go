@@ -28,6 +28,7 @@ func main() {
 	wtu := flag.Float64("wtu", -1, "")
 	cov := flag.Float64("cov", -1, "")
 	rf := flag.Float64("rf", -1, "")
+	ab := flag.Float64("ab", -1, "")
 	riskp := flag.Float64("risk", -1, "")
 	cf := flag.Float64("cf", -1, "")
 	pq := flag.String("pq", "", "per query prefix")
@@ -58,10 +59,13 @@ func main() {
 			r.RiskPenalty, r.SideEffectPenalty = *riskp, *riskp
 		}
 		if *cov >= 0 {
-			r.CoverageBonus = *cov
+			_ = cov
+		}
+		if *ab >= 0 {
+			r.AliasBonus = *ab
 		}
 		if *rf >= 0 {
-			r.ReadFactor = *rf
+			_ = rf
 		}
 		if *wtu >= 0 {
 			r.WhenToUseBonus = *wtu
@@ -71,7 +75,7 @@ func main() {
 		}
 		opts.Rerank = &r
 	}
-	if *now2u || *norisk || *riskp >= 0 || *cf >= 0 || *wtu >= 0 || *cov >= 0 || *rf >= 0 {
+	if *now2u || *norisk || *riskp >= 0 || *cf >= 0 || *wtu >= 0 || *cov >= 0 || *rf >= 0 || *ab >= 0 {
 		r := rank.DefaultRerankOptions()
 		r.ReadIntents = query.ReadIntents()
 		if *now2u {
@@ -84,10 +88,13 @@ func main() {
 			r.RiskPenalty, r.SideEffectPenalty = *riskp, *riskp
 		}
 		if *cov >= 0 {
-			r.CoverageBonus = *cov
+			_ = cov
+		}
+		if *ab >= 0 {
+			r.AliasBonus = *ab
 		}
 		if *rf >= 0 {
-			r.ReadFactor = *rf
+			_ = rf
 		}
 		if *wtu >= 0 {
 			r.WhenToUseBonus = *wtu

@@ -97,8 +97,9 @@ func openSet(tb testing.TB, name string) *fixture {
 
 // BenchmarkCompare searches each set one query at a time with each engine (ns/op is the
 // mean over the set's queries, cycled) and reports the quality and latency percentiles of
-// one full pass over the queries. engine=capdex also reports the ratios to bleve:
-// p50-ratio (capdex p50 / bleve p50) and the quality differences (capdex − bleve).
+// one full pass over the queries; cpu-ns/op is the process CPU time per query. engine=capdex
+// also reports the ratios to bleve over that pass: p50-ratio (capdex p50 / bleve p50),
+// cpu-ratio (CPU time per query) and the quality differences (capdex − bleve).
 func BenchmarkCompare(b *testing.B) {
 	for _, name := range setNames {
 		b.Run("set="+name, func(b *testing.B) {
@@ -113,12 +114,14 @@ func BenchmarkCompare(b *testing.B) {
 					qs := f.set.Queries
 					b.ReportAllocs()
 					b.ResetTimer()
+					cpu := processCPU()
 					for i := 0; i < b.N; i++ {
 						if _, err := eng.s.Search(ctx, qs[i%len(qs)].Query); err != nil {
 							b.Fatal(err)
 						}
 					}
 					b.StopTimer()
+					b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
 					r := eng.res
 					b.ReportMetric(us(r.P50), "p50-us")
 					b.ReportMetric(us(r.P99), "p99-us")
@@ -128,6 +131,7 @@ func BenchmarkCompare(b *testing.B) {
 					if eng.name == "capdex" {
 						bl := f.row.Bleve
 						b.ReportMetric(ratio(r.P50, bl.P50), "p50-ratio")
+						b.ReportMetric(ratio(r.CPU, bl.CPU), "cpu-ratio")
 						b.ReportMetric(r.Recall5-bl.Recall5, "recall@5-delta")
 						b.ReportMetric(r.NDCG5-bl.NDCG5, "ndcg@5-delta")
 					}
@@ -226,8 +230,8 @@ func TestSets(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Queries != 50 || r.Recall5 < 0.3 || r.P50 <= 0 || r.P99 < r.P50 {
-			t.Errorf("%s: %+v: want 50 queries, recall@5 ≥ 0.3 and ordered percentiles", e.name, r)
+		if r.Queries != 50 || r.Recall5 < 0.3 || r.P50 <= 0 || r.P99 < r.P50 || r.CPU <= 0 {
+			t.Errorf("%s: %+v: want 50 queries, recall@5 ≥ 0.3, ordered percentiles and CPU time", e.name, r)
 		}
 	}
 }

@@ -135,6 +135,16 @@ const bieBefore = "特区类识级分告个差性辨鉴派组"
 // bieAfter are characters that, after 别, make it a word ("别人", "别的", "别名").
 const bieAfter = "人的名处称墅致扭"
 
+// nounSuffixes make an English word a noun even when its concept is a verb ("payment",
+// "confirmation", "deployment").
+var nounSuffixes = []string{"ment", "tion", "sion", "ance", "ence", "ness", "ity", "ings"}
+
+// determiners before an English word make it a noun ("the refund", "a review", "my booking").
+var determiners = []string{
+	"the", "a", "an", "my", "your", "our", "their", "his", "her", "its", "this", "that", "these",
+	"those", "each", "every", "some", "any", "no", "another",
+}
+
 // statePrefix are the characters that, right before a verb, make it a state rather than
 // a request: 待 (awaiting: 待合并的 PR), 未 (not yet: 未支付), 已 (already: 已删除).
 const statePrefix = "待未已"

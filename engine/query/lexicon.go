@@ -31,8 +31,7 @@ type entry struct {
 }
 
 // packKey is one scope key of a pack: the pack's index and the key's weight (2 for words
-// of the pack's own name, title and aliases, 1 for its entities, which sum up its
-// children's).
+// of the pack's own name and title, 1 for its entities, which sum up its children's).
 type packKey struct {
 	pack int32
 	w    int32
@@ -278,11 +277,11 @@ func (l *Lexicon) addIDs(c *registry.Capability) {
 	}
 }
 
-// addPack indexes a pack's scope keys: the words of its last id segment, title and
-// aliases (weight 2) and of its entities (weight 1). Only the last segment of the id: the
+// addPack indexes a pack's scope keys: the words of its last id segment and title
+// (weight 2) and of its entities (weight 1). Only the last segment of the id: the
 // others name its ancestors, whose words must not make a descendant an equal match.
 func (l *Lexicon) addPack(c *registry.Capability) {
-	own := scopeKeys(nil, c.Title+" "+strings.ReplaceAll(registry.Leaf(c.ID), "_", " ")+" "+strings.Join(c.Aliases, " "), false)
+	own := scopeKeys(nil, c.Title+" "+strings.ReplaceAll(registry.Leaf(c.ID), "_", " "), false)
 	ents := scopeKeys(nil, strings.Join(c.Entities, " "), false)
 	idx := int32(len(l.packs))
 	l.packIDs[c.ID] = true

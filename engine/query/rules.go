@@ -305,6 +305,29 @@ func (a *analysis) isEvent(v *match) bool {
 	return false
 }
 
+// isNoun reports whether an English verb match is used as a noun: a one-word match with a
+// noun suffix ("payment", "confirmation") or right after a determiner ("the refund", "a
+// review"). "email the customer the refund confirmation" asks to send an email, not for a
+// refund.
+func (a *analysis) isNoun(v *match) bool {
+	if v.j-v.i != 1 {
+		return false
+	}
+	t := a.toks[v.i]
+	if t.cjk {
+		return false
+	}
+	for _, suf := range nounSuffixes {
+		if len(t.word) > len(suf)+2 && strings.HasSuffix(t.word, suf) {
+			return true
+		}
+	}
+	if v.i > 0 && a.clause[v.i-1] == a.clause[v.i] && !a.toks[v.i-1].cjk && slices.Contains(determiners, a.toks[v.i-1].word) {
+		return true
+	}
+	return false
+}
+
 // quietSpans marks the tokens whose verbs are not intents: inside a constraint cue
 // (dry run, read only, confirm first, offline), a symptom or alias phrase, or the outcome.
 func (a *analysis) quietSpans() []bool {
@@ -351,7 +374,7 @@ func (a *analysis) run(p *Parsed) {
 	// a symptom or alias ("active version mismatch") or the outcome is not an intent.
 	quiet := a.quietSpans()
 	wanted := func(m *match) bool {
-		return !slices.Contains(forbidden, m.e.value) && !quiet[m.i] && !a.isEvent(m)
+		return !slices.Contains(forbidden, m.e.value) && !quiet[m.i] && !a.isEvent(m) && !a.isNoun(m)
 	}
 	var verbs []string // concept-level intents, for the explicit-write test
 	for k := range a.ms {
@@ -534,7 +557,7 @@ func (a *analysis) browse(p *Parsed) {
 				if t := a.toks[g.i]; !t.cjk {
 					// English: the cue comes first, at most five words before a plural noun
 					// ("list the tools", "show me all the npm maintenance tools").
-					if g.i < q.j || g.i-q.j > 4 || a.toks[q.i].cjk || !slices.Contains(browseNouns, t.word) {
+					if g.i < q.j || g.i-q.j > 5 || a.toks[q.i].cjk || !slices.Contains(browseNouns, t.word) {
 						continue
 					}
 				} else if d := max(g.i-q.j, q.i-g.j); !a.toks[q.i].cjk || d > 8 {

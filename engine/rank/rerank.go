@@ -22,6 +22,8 @@ type Signals struct {
 	// the term function of the TermCache does). Sorted and unique is fastest; Rerank copies
 	// and sorts them otherwise.
 	Terms []string
+	// Phrase is the query's PhraseKey, for alias phrase matches.
+	Phrase string
 	// IDs are explicit ids or tool names written in the query.
 	IDs []string
 	// ExplicitWrite: the user explicitly asks for a write ("帮我删除这个日程").
@@ -48,20 +50,24 @@ type Signals struct {
 // whole contribution. The zero value disables every adjustment; use DefaultRerankOptions.
 type RerankOptions struct {
 	// IntentBonus is added per matched intent, for at most MaxIntents matches.
-	// Default 0.012 (a little less than one retriever's rank-1 contribution), 2.
+	// Default 0.006 (a third of lexical's best contribution: the query's intents are
+	// extracted by rules and expanded by concept, so they tip near ties rather than
+	// overrule the text match), 2.
 	IntentBonus float64
 	MaxIntents  int
 	// EntityBonus is added per matched entity, for at most MaxEntities matches.
-	// Default 0.008, 3.
+	// Default 0.004, 3.
 	EntityBonus float64
 	MaxEntities int
 	// SymptomBonus is added per matched symptom, for at most MaxSymptoms matches. Symptoms
 	// are specific, so they weigh most. Default 0.015, 2.
 	SymptomBonus float64
 	MaxSymptoms  int
-	// CoverageBonus scales Candidate.Coverage, the idf-weighted share of the query's terms
-	// found in the capability's descriptive text (needs Terms). Default 0.
-	CoverageBonus float64
+	// AliasBonus is added when the query holds one of the capability's aliases of two words
+	// or more as a phrase (Signals.Phrase, needs Terms): an alias is a curated way of asking
+	// for the capability, and "review this PR: #17" names the one aliased "review this pr".
+	// Default 0.010.
+	AliasBonus float64
 	// WhenToUseBonus scales the best coverage (0..1) of one when_to_use entry by the query
 	// terms. Default 0.010.
 	WhenToUseBonus float64
@@ -85,10 +91,6 @@ type RerankOptions struct {
 	// constraint in CautionConstraints, or a forbidden intent, without an explicit write.
 	// Default 8.
 	CautionFactor float64
-	// ReadFactor multiplies the risk penalty when the query asks for nothing to change: no
-	// explicit write and no intent outside ReadIntents (a symptom described, a question
-	// asked). Default 4.
-	ReadFactor float64
 	// CautionConstraints default to read_first, dry_run, read_only.
 	CautionConstraints []string
 	// ReadIntents are the intents that only read; default DefaultReadIntents().
@@ -124,15 +126,16 @@ func DefaultReadIntents() []string {
 // DefaultRerankOptions returns the documented defaults.
 func DefaultRerankOptions() RerankOptions {
 	return RerankOptions{
-		IntentBonus: 0.012, MaxIntents: 2,
-		EntityBonus: 0.008, MaxEntities: 3,
+		IntentBonus: 0.006, MaxIntents: 2,
+		EntityBonus: 0.004, MaxEntities: 3,
 		SymptomBonus: 0.015, MaxSymptoms: 2,
 		WhenToUseBonus:      0.010,
+		AliasBonus:          0.010,
 		WhenNotToUsePenalty: 0.030, WhenNotToUseMin: 0.5,
 		ForbiddenPenalty:         0.080,
 		NeedsConfirmationPenalty: 0.002, MissingCredentialsPenalty: 0.003,
 		ForbiddenAvailabilityPenalty: 0.012, UnusablePenalty: 0.020,
-		SideEffectPenalty: 0.0005, RiskPenalty: 0.0005, CautionFactor: 8, ReadFactor: 4,
+		SideEffectPenalty: 0.0005, RiskPenalty: 0.0005, CautionFactor: 8,
 		CautionConstraints: []string{"read_first", "dry_run", "read_only"},
 		ReadIntents:        DefaultReadIntents(),
 		ScopeBonus:         0.004,
@@ -147,7 +150,7 @@ const (
 	CompEntity       = "entity"
 	CompSymptom      = "symptom"
 	CompWhenToUse    = "when_to_use"
-	CompCoverage     = "coverage"
+	CompAlias        = "alias"
 	CompScope        = "scope"
 	CompPackBias     = "pack"
 	CompRecipeBias   = "recipe"
@@ -164,6 +167,7 @@ const (
 //	+ IntentBonus·min(#intents matched, MaxIntents)
 //	+ EntityBonus·min(#entities matched, MaxEntities)
 //	+ SymptomBonus·min(#symptoms matched, MaxSymptoms)
+//	+ AliasBonus when the query holds an alias as a phrase
 //	+ WhenToUseBonus·coverage(best when_to_use entry)
 //	+ ScopeBonus (inside Signals.Scope)
 //	± PackBias for packs: added for a browse, subtracted otherwise
@@ -186,25 +190,15 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 		terms = slices.Compact(terms)
 	}
 	riskFactor := 1.0
-	if !s.ExplicitWrite {
+	if !s.ExplicitWrite && opts.CautionFactor > 0 {
 		caution := len(s.Forbidden) > 0 // "don't update it": the user is wary of changes
 		for _, c := range s.Constraints {
 			if contains(opts.CautionConstraints, c) {
 				caution = true
 			}
 		}
-		readOnly := len(s.Intents) == 0 || ReadOnlyAlso
-		for _, in := range s.Intents {
-			if !contains(opts.ReadIntents, in) {
-				readOnly = false
-				break
-			}
-		}
-		switch {
-		case caution && opts.CautionFactor > 0:
+		if caution {
 			riskFactor = opts.CautionFactor
-		case readOnly && opts.ReadFactor > 0:
-			riskFactor = opts.ReadFactor
 		}
 	}
 	var numBuf [64]uint32
@@ -223,13 +217,15 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 			}
 		}
 		c.Coverage = opts.Terms.textCoverage(c, nums, qWeight)
-		add(CompCoverage, opts.CoverageBonus*c.Coverage)
 		c.MatchedIntents, arena = matchInto(c.MatchedIntents, arena, cp.Intents, s.Intents)
 		c.MatchedEntities, arena = matchInto(c.MatchedEntities, arena, cp.Entities, s.Entities)
 		c.MatchedSymptoms, arena = matchInto(c.MatchedSymptoms, arena, cp.Symptoms, s.Symptoms)
 		add(CompIntent, opts.IntentBonus*float64(min(len(c.MatchedIntents), opts.MaxIntents)))
 		add(CompEntity, opts.EntityBonus*float64(min(len(c.MatchedEntities), opts.MaxEntities)))
 		add(CompSymptom, opts.SymptomBonus*float64(min(len(c.MatchedSymptoms), opts.MaxSymptoms)))
+		if opts.AliasBonus != 0 && len(cp.Aliases) > 0 && opts.Terms.aliasPhrase(c, s.Phrase) {
+			add(CompAlias, opts.AliasBonus)
+		}
 		if len(terms) > 0 {
 			if opts.WhenToUseBonus != 0 && len(cp.WhenToUse) > 0 {
 				add(CompWhenToUse, opts.WhenToUseBonus*opts.Terms.coverage(c, nums, terms, false))
@@ -358,5 +354,3 @@ func sortedUnique(a []string) bool {
 	}
 	return true
 }
-
-var ReadOnlyAlso = false

@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"github.com/capdex/capdex/index/text"
 	"math"
 	"slices"
 	"strings"
@@ -18,6 +19,7 @@ type TermCache struct {
 	ids    map[string]uint32 // term → number
 	use    [][][]uint32      // [doc][entry] sorted unique term numbers
 	notUse [][][]uint32
+	alias  [][]string // [doc] PhraseKey of each alias of two words or more
 	// text[doc] are the sorted unique term numbers of the capability's descriptive text
 	// (see descriptiveTexts); idf[term] is the term's inverse document frequency over them
 	// and maxIDF the idf of a term no capability uses.
@@ -51,7 +53,8 @@ func descriptiveTexts(c *registry.Capability, fn func(string)) {
 // registry.Snapshot.Caps). analyze should return the same kind of terms as the query's
 // Signals.Terms (for example text.Analyze plus "~"-prefixed concept names).
 func NewTermCache(caps []*registry.Capability, analyze func(string) []string) *TermCache {
-	t := &TermCache{caps: caps, ids: make(map[string]uint32), use: make([][][]uint32, len(caps)), notUse: make([][][]uint32, len(caps))}
+	t := &TermCache{caps: caps, ids: make(map[string]uint32), use: make([][][]uint32, len(caps)),
+		notUse: make([][][]uint32, len(caps)), alias: make([][]string, len(caps))}
 	prep := func(entries []string) [][]uint32 {
 		if len(entries) == 0 {
 			return nil
@@ -79,6 +82,11 @@ func NewTermCache(caps []*registry.Capability, analyze func(string) []string) *T
 	for i, c := range caps {
 		t.use[i] = prep(ownEntries(c.WhenToUse, c.Summary))
 		t.notUse[i] = prep(c.WhenNotToUse)
+		for _, a := range c.Aliases {
+			if k := PhraseKey(a); phraseWords(k) >= 2 {
+				t.alias[i] = append(t.alias[i], k)
+			}
+		}
 		buf = buf[:0]
 		descriptiveTexts(c, func(s string) {
 			if s == "" {
@@ -256,6 +264,68 @@ func (t *TermCache) coverage(c *Candidate, nums []uint32, terms []string, not bo
 	}
 	return best
 }
+
+// aliasPhrase reports whether the query (phrase: its PhraseKey) holds one of c's aliases of
+// two words or more (phraseWords) as a phrase (false without a cache for c's generation).
+func (t *TermCache) aliasPhrase(c *Candidate, phrase string) bool {
+	if t == nil || phrase == "" || int(c.Doc) >= len(t.caps) || t.caps[c.Doc] != c.Cap {
+		return false
+	}
+	for _, a := range t.alias[c.Doc] {
+		if strings.Contains(phrase, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// PhraseKey renders a text for phrase matching: its words folded and stemmed, English stop
+// words and Chinese particles dropped, each CJK character on its own, separated and
+// surrounded by single spaces. Text A holds text B as a phrase when PhraseKey(A) contains
+// PhraseKey(B) ("Review this PR: #17" holds "review this pr").
+func PhraseKey(s string) string {
+	var sb strings.Builder
+	sb.WriteByte(' ')
+	var sc text.Scanner
+	sc.Reset(s)
+	for sc.Next() {
+		switch sc.Kind() {
+		case text.KindWord:
+			w := sc.Folded()
+			if text.IsStopWord(w) {
+				continue
+			}
+			sb.WriteString(text.Stem(w))
+			sb.WriteByte(' ')
+		case text.KindCJK:
+			for _, r := range sc.Text() {
+				if strings.ContainsRune(cjkParticles, r) {
+					continue
+				}
+				sb.WriteRune(r)
+				sb.WriteByte(' ')
+			}
+		}
+	}
+	return sb.String()
+}
+
+// phraseWords counts the words of a phrase key, a CJK character as half a word (most
+// Chinese words have two): "退款" is one word, "在 PR 上留言" three.
+func phraseWords(key string) float64 {
+	n := 0.0
+	for _, f := range strings.Fields(key) {
+		if r, _ := utf8.DecodeRuneInString(f); len(f) == utf8.RuneLen(r) && text.IsCJK(r) {
+			n += 0.5
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// cjkParticles are left out of phrase keys ("在 PR 上留言" and "在PR上 留言了" are one phrase).
+const cjkParticles = "的了吗呢吧啊呀哦么"
 
 // intersect counts the common elements of two sorted unique lists.
 func intersect(a, b []uint32) int {

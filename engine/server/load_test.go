@@ -60,7 +60,7 @@ func TestLoadShedding(t *testing.T) {
 		resp.Body.Close()
 		return loadResult{status: resp.StatusCode, latency: time.Since(start)}
 	}
-	closedFor, openFor := 1500*time.Millisecond, 3*time.Second
+	closedFor, openFor := time.Second, 2500*time.Millisecond
 	if testing.Short() {
 		closedFor, openFor = 800*time.Millisecond, 1500*time.Millisecond
 	}

@@ -391,7 +391,7 @@ func (s *Server) remove(ctx context.Context, id string, c *caller) (uint64, erro
 	if !registry.ValidID(id) {
 		return 0, fmt.Errorf("%w: %q is not a capability id", engine.ErrInvalidRequest, id)
 	}
-	if err := s.eng.DeleteCapability(ctx, id, c.actor()); err != nil {
+	if err := s.eng.Delete(ctx, id, c.actor()); err != nil {
 		return 0, err
 	}
 	gen := s.eng.Generation()

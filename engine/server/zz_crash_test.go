@@ -121,7 +121,7 @@ func TestCrashDuringAdminWrites(t *testing.T) {
 		case <-acks:
 		case <-time.After(5 * time.Second):
 		}
-		time.Sleep(time.Duration(rand.IntN(250)) * time.Millisecond)
+		time.Sleep(time.Duration(rand.IntN(150)) * time.Millisecond)
 		d.kill()
 		close(stop)
 		wg.Wait()
