@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
-	"strconv"
-	"os"
 	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -312,22 +310,14 @@ const semComplete = 64
 // hold most of a long query's postings (86% on seal_tools), so a query's common features
 // are not walked: its rarer features (and concepts) select the semCommonCands best
 // candidates, and the common ones complete those candidates' scores exactly through
-// per-document forward postings. On the ../shared/eval sets this keeps recall@5 and
-// nDCG@5 of the fused search within 0.005 (see BenchmarkEvalSets).
+// per-document forward postings (when the common lists of a query hold more postings than
+// there are documents; short queries are scored as before). On the ../shared/eval sets this
+// keeps recall@5 and nDCG@5 of the fused search within 0.005 (see BenchmarkEvalSets).
 const (
-	semCommonFrac0  = 20
-	semCommonMin0   = 64
-	semCommonCands0 = 256
+	semCommonFrac  = 20
+	semCommonMin   = 64
+	semCommonCands = 256
 )
-
-var semCommonFrac, semCommonMin, semCommonCands = envI("ZZF", semCommonFrac0), envI("ZZM", semCommonMin0), envI("ZZC", semCommonCands0)
-
-func envI(k string, d int) int {
-	if v, err := strconv.Atoi(os.Getenv(k)); err == nil {
-		return v
-	}
-	return d
-}
 
 var semanticMatched = []string{"embedding"}
 
@@ -368,6 +358,7 @@ func (g *Generation) semanticSparse(q *Query, allow *roaring.Bitmap, limit int) 
 	s.terms = s.terms[:0]
 	s.common = s.common[:0]
 	s.tids = s.tids[:0]
+	commonPostings := 0
 	for i, f := range v.Idx {
 		l, ok := x.sparseList(f)
 		if !ok {
@@ -379,6 +370,7 @@ func (g *Generation) semanticSparse(q *Query, allow *roaring.Bitmap, limit int) 
 		neg := min(w*x.maxV[l], w*x.minV[l]) < 0
 		t := qterm{docs: x.docs[a:b:b], q8: x.q8[a:b:b], w: w * x.scale[l], ub: ub, neg: neg}
 		if b-a > x.commonDF {
+			commonPostings += int(b - a)
 			s.common = append(s.common, t)
 			s.tids = append(s.tids, l)
 		} else {
@@ -390,7 +382,9 @@ func (g *Generation) semanticSparse(q *Query, allow *roaring.Bitmap, limit int) 
 	}
 	bits := s.allowBits(allow, g.n)
 	approx := max(4*limit, semComplete)
-	if len(s.common) > 0 && len(s.terms) > 0 && os.Getenv("ZZOFF") == "" {
+	// when the common lists hold more postings than there are documents, walking them
+	// costs more than completing the candidates of the rarer features
+	if commonPostings > g.n && len(s.terms) > 0 {
 		if hits := g.semanticCommon(s, bits, limit); hits != nil {
 			return hits
 		}
@@ -404,7 +398,7 @@ func (g *Generation) semanticSparse(q *Query, allow *roaring.Bitmap, limit int) 
 // postings; nil when the rarer features find fewer than limit documents.
 func (g *Generation) semanticCommon(s *scratch, bits []uint64, limit int) []Hit {
 	x := &g.sem
-	c := max(envI("ZZL", 4)*limit, semCommonCands)
+	c := max(4*limit, semCommonCands)
 	cs := scoreTerms(s, bits, g.n, c, c)
 	if len(cs) < limit {
 		return nil

@@ -20,6 +20,7 @@ func main() {
 	fails := flag.Bool("fails", false, "")
 	n := flag.Int("n", 5, "")
 	sum := flag.Bool("sum", false, "")
+	sum2 := flag.Bool("sum2", false, "")
 	ib := flag.Float64("ib", -1, "")
 	eb := flag.Float64("eb", -1, "")
 	sb := flag.Float64("sb", -1, "")
@@ -76,9 +77,31 @@ func main() {
 	defer e.Close()
 	lex := query.NewLexicon(e.Snapshot())
 	cov := map[string]float64{}
+	var feat string
 	engine.DebugRank = func(q string, cands []rank.Candidate) {
 		for _, c := range cands {
 			cov[c.Cap.ID] = c.Coverage
+		}
+		feat = ""
+		b, n := -1, -1
+		for i := range cands {
+			a := cands[i].Availability
+			if a == "" || a == registry.Available || a == registry.NeedsConfirmation || a == registry.MissingCredentials {
+				if b < 0 {
+					b = i
+				} else if n < 0 {
+					n = i
+				}
+			}
+		}
+		if b >= 0 {
+			sec := 0.0
+			if n >= 0 {
+				sec = cands[n].Score
+			}
+			em := len(cands[b].MatchedEntities) == 0 && len(cands[b].Cap.Entities) > 0
+			im := len(cands[b].MatchedIntents) == 0 && len(cands[b].Cap.Intents) > 0
+			feat = fmt.Sprintf("%-6s s%.4f m%.4f c%.2f ex%v em%v im%v %s", cands[b].Cap.ResourceType, cands[b].Score, cands[b].Score-sec, cands[b].Coverage, cands[b].ExactHit(), b2i(em), b2i(im), cands[b].Cap.ID)
 		}
 	}
 	cs, err := bench.ReadJSONL[bench.Case](*file)
@@ -103,6 +126,11 @@ func main() {
 		okTop := len(c.ExpectedTopActions) == 0 || top == c.ExpectedTopActions[0]
 		okRes := c.ExpectedResolution == "" || c.ExpectedResolution == resp.Resolution
 		if *fails && okTop && okRes {
+			continue
+		}
+		if *sum2 {
+			pp, _ := query.Rules{}.Normalize(ctx, c.Query, lex)
+			fmt.Printf("%-18s %-18s %-50s | E%d S%d I%d %-5v %-14s| %s\n", c.ExpectedResolution, resp.Resolution, feat, len(pp.Entities), len(pp.Symptoms), len(pp.Intents), pp.ExplicitWrite, c.Within, c.Name)
 			continue
 		}
 		if *sum {
@@ -144,4 +172,11 @@ func main() {
 			fmt.Printf("  %d %-40s c%.2f %.4f %s | %s\n", m.Rank, m.ResourceID, cov[m.ResourceID], m.Score, strings.Join(ev, " "), strings.Join(br, " "))
 		}
 	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
