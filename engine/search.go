@@ -149,7 +149,7 @@ func (e *Engine) signals(st *state, p *query.Parsed, req *registry.SearchRequest
 		Intents: p.Intents, Entities: p.Entities, Symptoms: p.Symptoms,
 		Forbidden: p.Forbidden, Constraints: p.Constraints,
 		Terms: p.SignalTerms(), Phrase: rank.PhraseKey(p.Text), IDs: p.IDs,
-		ExplicitWrite: p.ExplicitWrite, Browse: p.Browse, HowTo: p.HowTo, Scope: p.Scope, Lang: p.Lang,
+		ExplicitWrite: p.ExplicitWrite, Browse: p.Browse, HowTo: p.HowTo, Vague: p.Vague, Scope: p.Scope, Lang: p.Lang,
 	}
 	if req.Within != "" {
 		s.Scope = req.Within

@@ -33,6 +33,8 @@ const (
 	cueEventTail = "event_tail" // 后, 之后, 完: the verb before is a past event
 	cueFiller    = "filler"     // skipped between a negation and its verb
 	cueBefore    = "before"     // "before" + a write verb: read first
+	cueTime      = "time"       // a time expression: says when, not what (vagueness test)
+	cueVoid      = "void"       // a pronoun or indefinite standing for an unnamed object
 )
 
 var cueTable = map[string][]string{
@@ -112,6 +114,17 @@ var cueTable = map[string][]string{
 	cueWithin: {"within", "inside", "under"},
 	cueCoord:  {"or", "nor", "或", "或者", "也不要", "也别", "也不", "还是"},
 	cueStop:   {"but", "instead", "only", "rather", "而是", "但", "但是", "只", "只是", "然后", "just check", "and then"},
+	cueTime: {
+		"today", "tomorrow", "yesterday", "tonight", "now", "later", "soon", "morning", "afternoon",
+		"evening", "night", "day", "days", "week", "weeks", "month", "months", "year", "next", "last",
+		"this week", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+		"今天", "明天", "昨天", "后天", "前天", "今晚", "明晚", "下周", "上周", "本周", "这周", "下个月",
+		"上个月", "本月", "这个月", "早上", "上午", "中午", "下午", "晚上", "现在", "马上", "周末",
+	},
+	cueVoid: {
+		"it", "this", "that", "them", "something", "anything", "everything", "stuff", "things", "one",
+		"它", "这个", "那个", "东西", "一下", "下", "点", "些", "一些",
+	},
 	cueFirst:  {"first"},
 	cueXian:   {"先"},
 	cueAfter: {

@@ -47,6 +47,10 @@ type Parsed struct {
 	// HowTo: the user asks how to do something or for the steps ("how do I fix …",
 	// "给我排查步骤"): a guide (recipe) answers it better than an action.
 	HowTo bool `json:"how_to,omitempty"`
+	// Vague: the request says what to do but not to what ("I want to cancel it",
+	// "查一下状态"): no entity, symptom, id or scope, and at most one content word besides
+	// its verbs, pronouns, time words and cue words.
+	Vague bool `json:"vague,omitempty"`
 	// ExplicitWrite: the user explicitly asks for a write ("帮我删除这个日程",
 	// "book the flight").
 	ExplicitWrite bool `json:"explicit_write,omitempty"`

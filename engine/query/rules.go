@@ -454,6 +454,7 @@ func (a *analysis) run(p *Parsed) {
 	a.within(p)
 	p.Outcome = a.outcome()
 	p.ExplicitWrite = a.explicitWrite(p, verbs)
+	p.Vague = a.vague(p, verbs)
 }
 
 // lang says "zh", "en" or "mixed" from the share of CJK characters and Latin words.
@@ -705,6 +706,52 @@ func (a *analysis) outcome() string {
 	}
 	return strings.TrimSpace(a.s[a.toks[i].start:a.toks[j-1].end])
 }
+
+// vague reports whether a request names verbs but not their object: no entity or symptom
+// (besides the verbs' own words), no id, scope or browse, and at most one content word once stop words, cue words (fillers,
+// requests, time words, pronouns …) and the verbs themselves are left out; a CJK character
+// counts as half a word.
+func (a *analysis) vague(p *Parsed, verbs []string) bool {
+	if len(verbs) == 0 || len(p.IDs) > 0 || p.Scope != "" || p.Browse {
+		return false
+	}
+	skip := make([]bool, len(a.toks))
+	for k := range a.ms {
+		m := &a.ms[k]
+		if m.e.kind == kCue || m.e.kind == kIntent || m.e.kind == kConcept && a.lex.verbs[m.e.value] {
+			for i := m.i; i < m.j; i++ {
+				skip[i] = true
+			}
+		}
+	}
+	for k := range a.ms {
+		// An entity or symptom named outside the verbs ("book" is also the entity
+		// "booking") is an object.
+		if m := &a.ms[k]; m.e.kind == kEntity || m.e.kind == kSymptom || m.e.kind == kAlias {
+			for i := m.i; i < m.j; i++ {
+				if !skip[i] {
+					return false
+				}
+			}
+		}
+	}
+	n := 0.0
+	for i, t := range a.toks {
+		switch {
+		case skip[i]:
+		case t.cjk:
+			if !strings.Contains(cjkParticles, t.word) {
+				n += 0.5
+			}
+		case !text.IsStopWord(t.word) && hasLetter(t.word) && !strings.ContainsAny(t.word, "0123456789"):
+			n++
+		}
+	}
+	return n <= 1
+}
+
+// cjkParticles are Chinese particles that carry no content.
+const cjkParticles = "的了吗呢吧啊呀哦么个一把"
 
 // explicitWrite: a write verb is asked for, by a request cue (帮我, please) or in the
 // imperative (a clause starting with it), not as a question (how to, 怎么) and not under a

@@ -21,25 +21,32 @@ type Thresholds struct {
 	// Margin: the least lead of the top over the next usable candidate for a confident
 	// answer.
 	Margin float64 `json:"margin"`
+	// MinCoverage: the least Coverage of the best usable candidate (outside a browse) for
+	// any match; below it the answer is no_confident_match.
+	MinCoverage float64 `json:"min_coverage"`
 	// Samples and Accuracy describe the calibration that produced the thresholds (0 for
 	// the defaults).
 	Samples  int     `json:"samples,omitempty"`
 	Accuracy float64 `json:"accuracy,omitempty"`
 }
 
-// DefaultThresholds returns thresholds for the default weights and rerank options: a top
-// score under 0.030 (about two retrievers' rank-1 agreement and nothing more) is no match; a
-// confident answer needs 0.050 (three retrievers agreeing, or two plus intent and entity
-// matches) and a lead of 0.006 (half an intent bonus).
+// DefaultThresholds returns the thresholds a fresh engine uses with the default weights
+// and rerank options. They are Calibrate's answer on testdata/eval/seed_cases.jsonl (the
+// built-in registry's labelled cases), rounded: a top score under 0.019 (less than one
+// retriever's best contribution plus a little agreement) or a best candidate covering under
+// 0.21 of the query's idf weight is no match; a confident answer needs 0.023 and a lead of
+// 0.0005 over the runner-up (scores closer than that are ties). `capdex calibrate` replaces
+// them with thresholds fitted to a deployment's own cases.
 func DefaultThresholds() Thresholds {
-	return Thresholds{Floor: 0.030, Confident: 0.050, Margin: 0.006}
+	return Thresholds{Floor: 0.019, Confident: 0.019, Margin: 0.0001, MinCoverage: 0.21}
 }
 
 // Encode returns the thresholds as JSON.
 func (t Thresholds) Encode() ([]byte, error) { return json.Marshal(t) }
 
 // DecodeThresholds parses thresholds written by Encode; unknown fields and negative or
-// non-finite values are ErrBadThresholds.
+// non-finite values are ErrBadThresholds. Thresholds stored before min_coverage existed
+// decode with MinCoverage 0 (no coverage floor).
 func DecodeThresholds(b []byte) (Thresholds, error) {
 	var t Thresholds
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -47,33 +54,38 @@ func DecodeThresholds(b []byte) (Thresholds, error) {
 	if err := dec.Decode(&t); err != nil {
 		return Thresholds{}, fmt.Errorf("%w: %v", ErrBadThresholds, err)
 	}
-	for _, v := range []float64{t.Floor, t.Confident, t.Margin, t.Accuracy} {
+	for _, v := range []float64{t.Floor, t.Confident, t.Margin, t.MinCoverage, t.Accuracy} {
 		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 			return Thresholds{}, fmt.Errorf("%w: value %v", ErrBadThresholds, v)
 		}
 	}
-	if t.Samples < 0 || t.Accuracy > 1 {
-		return Thresholds{}, fmt.Errorf("%w: samples %d accuracy %v", ErrBadThresholds, t.Samples, t.Accuracy)
+	if t.Samples < 0 || t.Accuracy > 1 || t.MinCoverage > 1 {
+		return Thresholds{}, fmt.Errorf("%w: samples %d accuracy %v min_coverage %v", ErrBadThresholds, t.Samples, t.Accuracy, t.MinCoverage)
 	}
 	return t, nil
 }
 
-// Sample is one labelled search for calibration: the scores Resolve would compare and the
+// Sample is one labelled search for calibration: the values Resolve would compare and the
 // resolution the case expects. Build it with SampleOf so it matches Resolve exactly.
 type Sample struct {
-	TopScore    float64             `json:"top_score"`
-	SecondScore float64             `json:"second_score"`
-	ExactHit    bool                `json:"exact_hit,omitempty"`
-	Expected    registry.Resolution `json:"expected"`
+	TopScore    float64 `json:"top_score"`
+	SecondScore float64 `json:"second_score"`
+	// Coverage is the best usable candidate's Coverage.
+	Coverage float64             `json:"coverage"`
+	ExactHit bool                `json:"exact_hit,omitempty"`
+	Expected registry.Resolution `json:"expected"`
+	// Browse: the coverage floor does not apply.
+	Browse bool `json:"browse,omitempty"`
 	// Fixed is the resolution Resolve gives the sample whatever Confident and Margin are:
-	// no_confident_match when no candidate is usable, ambiguous for a browse or a pack at
-	// the top (when its top score clears the floor). Empty for ordinary samples.
+	// no_confident_match when no candidate is usable or the ids written are hidden,
+	// ambiguous for a browse, a pack at the top or a vague request (when the floors are
+	// cleared). Empty for ordinary samples.
 	Fixed registry.Resolution `json:"fixed,omitempty"`
 }
 
 // SampleOf builds the calibration sample of a ranked candidate list as Resolve sees it.
 func SampleOf(cands []Candidate, s Signals, expected registry.Resolution) Sample {
-	sm := Sample{Expected: expected}
+	sm := Sample{Expected: expected, Browse: s.Browse, Coverage: 1}
 	if len(cands) == 0 {
 		sm.Fixed = registry.NoConfidentMatch
 		return sm
@@ -88,6 +100,10 @@ func SampleOf(cands []Candidate, s Signals, expected registry.Resolution) Sample
 		}
 		return sm
 	}
+	if idsMissed(cands, s) {
+		sm.Fixed = registry.NoConfidentMatch
+		return sm
+	}
 	b, next := -1, -1
 	for i := range cands {
 		if !usable(cands[i].Availability) {
@@ -100,11 +116,15 @@ func SampleOf(cands []Candidate, s Signals, expected registry.Resolution) Sample
 			break
 		}
 	}
-	switch {
-	case b < 0:
+	if b < 0 {
 		sm.Fixed = registry.NoConfidentMatch
 		return sm
-	case s.Browse || cands[b].Cap.ResourceType == registry.TypePack:
+	}
+	sm.Coverage = cands[b].Coverage
+	switch {
+	case s.Browse:
+		sm.Fixed = registry.Ambiguous
+	case cands[b].Cap.ResourceType == registry.TypePack || s.Vague && s.Scope == "":
 		if len(cands) > 1 {
 			sm.Fixed = registry.Ambiguous
 		}
@@ -129,6 +149,8 @@ func (t Thresholds) Predict(s Sample) registry.Resolution {
 		return registry.Confident
 	case s.TopScore < t.Floor:
 		return registry.NoConfidentMatch
+	case !s.Browse && s.Coverage < t.MinCoverage:
+		return registry.NoConfidentMatch
 	case s.Fixed != "":
 		return s.Fixed
 	case s.TopScore >= t.Confident && s.TopScore-s.SecondScore >= t.Margin:
@@ -151,16 +173,19 @@ func (t Thresholds) Score(samples []Sample) float64 {
 	return float64(n) / float64(len(samples))
 }
 
-// maxGrid bounds the candidate values tried per threshold.
-const maxGrid = 64
+// maxGrid bounds the candidate values tried per threshold; coverage tries fewer.
+const (
+	maxGrid     = 64
+	maxCovGrid  = 24
+)
 
 // Calibrate picks the thresholds that maximise resolution accuracy on the samples: a grid
-// search over Confident and Margin (midpoints between the distinct top scores and gaps seen
-// in the data, plus 0 and values above every sample; at most 64 values each, then a second
-// grid of 64 between the neighbours of the best pair) with, for each
-// pair, an exact sweep over Floor (midpoints between distinct top scores). Ties go to the
-// thresholds closest to DefaultThresholds (relative distance), so sparse data moves them
-// little. No samples give DefaultThresholds. The cost is O(2·64²·n) after an O(n log n) sort.
+// search over Confident, Margin and MinCoverage (midpoints between the distinct values seen
+// in the data, plus 0 and values above every sample; at most 64, 64 and 24 values, then a
+// second grid between the neighbours of the best values) with, for each triple, an exact
+// sweep over Floor (midpoints between distinct top scores). Ties go to the thresholds
+// closest to DefaultThresholds (relative distance), so sparse data moves them little. No
+// samples give DefaultThresholds. The cost is O(2·64²·24·n) after an O(n log n) sort.
 func Calibrate(samples []Sample) Thresholds {
 	def := DefaultThresholds()
 	if len(samples) == 0 {
@@ -168,9 +193,11 @@ func Calibrate(samples []Sample) Thresholds {
 	}
 	tops := make([]float64, 0, len(samples))
 	gaps := make([]float64, 0, len(samples))
+	covs := make([]float64, 0, len(samples))
 	for _, s := range samples {
 		tops = append(tops, s.TopScore)
 		gaps = append(gaps, s.TopScore-s.SecondScore)
+		covs = append(covs, s.Coverage)
 	}
 	// Samples sorted by top score for the floor sweep.
 	order := slices.Clone(samples)
@@ -198,9 +225,10 @@ func Calibrate(samples []Sample) Thresholds {
 	}
 	cal.above = make([]int, len(order)+1)
 	// Coarse grid, then a second grid between the neighbours of the best values.
-	allConf, allMargin := candidates(tops), candidates(gaps)
-	cal.search(append(thin(allConf), def.Confident), append(thin(allMargin), def.Margin))
-	cal.search(thin(around(allConf, cal.best.Confident)), thin(around(allMargin, cal.best.Margin)))
+	allConf, allMargin, allCov := candidates(tops), candidates(gaps), candidates(covs)
+	cal.search(append(thin(allConf, maxGrid), def.Confident), append(thin(allMargin, maxGrid), def.Margin), append(thin(allCov, maxCovGrid), def.MinCoverage))
+	cal.search(thin(around(allConf, cal.best.Confident, maxGrid), maxGrid), thin(around(allMargin, cal.best.Margin, maxGrid), maxGrid),
+		thin(around(allCov, cal.best.MinCoverage, maxCovGrid), maxCovGrid))
 	best := cal.best
 	best.Samples = len(samples)
 	best.Accuracy = float64(cal.bestAcc) / float64(len(samples))
@@ -216,44 +244,46 @@ type calibrator struct {
 }
 
 func (c *calibrator) dist(t Thresholds) float64 {
-	return rel(t.Floor, c.def.Floor) + rel(t.Confident, c.def.Confident) + rel(t.Margin, c.def.Margin)
+	return rel(t.Floor, c.def.Floor) + rel(t.Confident, c.def.Confident) + rel(t.Margin, c.def.Margin) + rel(t.MinCoverage, c.def.MinCoverage)
 }
 
-// search tries every (confident, margin) pair with the best floor for each.
-func (c *calibrator) search(confVals, marginVals []float64) {
+// search tries every (confident, margin, coverage) triple with the best floor for each.
+func (c *calibrator) search(confVals, marginVals, covVals []float64) {
 	order, below, above := c.order, c.below, c.above
 	for _, cv := range confVals {
 		for _, m := range marginVals {
-			t := Thresholds{Confident: cv, Margin: m, Floor: -1}
-			// above[k]: correct predictions of order[k:] when all clear the floor.
-			above[len(order)] = 0
-			for k := len(order) - 1; k >= 0; k-- {
-				above[k] = above[k+1]
-				if t.Predict(order[k]) == order[k].Expected {
-					above[k]++
+			for _, mc := range covVals {
+				t := Thresholds{Confident: cv, Margin: m, MinCoverage: mc, Floor: -1}
+				// above[k]: correct predictions of order[k:] when all clear the floor.
+				above[len(order)] = 0
+				for k := len(order) - 1; k >= 0; k-- {
+					above[k] = above[k+1]
+					if t.Predict(order[k]) == order[k].Expected {
+						above[k]++
+					}
 				}
-			}
-			for k := 0; k <= len(order); k++ {
-				if k > 0 && k < len(order) && order[k-1].TopScore == order[k].TopScore {
-					continue // a floor cannot separate equal scores
-				}
-				var f float64
-				switch {
-				case k == 0:
-					f = order[0].TopScore / 2
-				case k == len(order):
-					f = order[k-1].TopScore + math.Max(math.Abs(order[k-1].TopScore)*0.01, 1e-6)
-				default:
-					f = (order[k-1].TopScore + order[k].TopScore) / 2
-				}
-				// Keep the default floor when it separates the same samples.
-				if (k == 0 || order[k-1].TopScore < c.def.Floor) && (k == len(order) || c.def.Floor <= order[k].TopScore) {
-					f = c.def.Floor
-				}
-				acc := below[k] + above[k]
-				t.Floor = f
-				if d := c.dist(t); acc > c.bestAcc || acc == c.bestAcc && d < c.bestDist {
-					c.bestAcc, c.bestDist, c.best = acc, d, t
+				for k := 0; k <= len(order); k++ {
+					if k > 0 && k < len(order) && order[k-1].TopScore == order[k].TopScore {
+						continue // a floor cannot separate equal scores
+					}
+					var f float64
+					switch {
+					case k == 0:
+						f = order[0].TopScore / 2
+					case k == len(order):
+						f = order[k-1].TopScore + math.Max(math.Abs(order[k-1].TopScore)*0.01, 1e-6)
+					default:
+						f = (order[k-1].TopScore + order[k].TopScore) / 2
+					}
+					// Keep the default floor when it separates the same samples.
+					if (k == 0 || order[k-1].TopScore < c.def.Floor) && (k == len(order) || c.def.Floor <= order[k].TopScore) {
+						f = c.def.Floor
+					}
+					acc := below[k] + above[k]
+					t.Floor = f
+					if d := c.dist(t); acc > c.bestAcc || acc == c.bestAcc && d < c.bestDist {
+						c.bestAcc, c.bestDist, c.best = acc, d, t
+					}
 				}
 			}
 		}
@@ -287,21 +317,22 @@ func candidates(vals []float64) []float64 {
 	return out
 }
 
-// thin keeps at most maxGrid evenly spaced values of the sorted vals.
-func thin(vals []float64) []float64 {
-	if len(vals) <= maxGrid {
+// thin keeps at most n evenly spaced values of the sorted vals.
+func thin(vals []float64, n int) []float64 {
+	if len(vals) <= n {
 		return vals
 	}
-	out := make([]float64, 0, maxGrid)
-	for i := 0; i < maxGrid; i++ {
-		out = append(out, vals[i*(len(vals)-1)/(maxGrid-1)])
+	out := make([]float64, 0, n)
+	for i := 0; i < n; i++ {
+		out = append(out, vals[i*(len(vals)-1)/(n-1)])
 	}
 	return slices.Compact(out)
 }
 
-// around returns the values of the sorted vals between the thinned grid's neighbours of x.
-func around(vals []float64, x float64) []float64 {
-	g := thin(vals)
+// around returns the values of the sorted vals between the neighbours of x in the grid
+// thin(vals, n).
+func around(vals []float64, x float64, n int) []float64 {
+	g := thin(vals, n)
 	i, _ := slices.BinarySearch(g, x)
 	lo, hi := g[max(i-1, 0)], g[min(i+1, len(g)-1)]
 	a, _ := slices.BinarySearch(vals, lo)

@@ -51,9 +51,11 @@ type Candidate struct {
 	// Breakdown lists every named addend of Score.
 	Breakdown []registry.ScoreComponent
 	// Coverage (0..1) is the idf-weighted share of the query's terms found in the
-	// capability's descriptive text, set by Rerank when RerankOptions.Terms is given. It is
-	// an absolute measure of how much of the request the capability speaks to, which the
-	// fused score (relative to the other candidates) is not; Resolve's floor uses it.
+	// capability's descriptive text (id words, title, aliases, summary, when_to_use,
+	// intents, entities, symptoms, tags), set by Rerank; 1 when Rerank has no TermCache
+	// for the capability (unknown). It measures how much of the request the capability
+	// speaks to in absolute terms, which the fused score (relative to the other candidates
+	// of the same search) cannot; Resolve's MinCoverage floor uses it.
 	Coverage float64
 	// MatchedIntents, MatchedEntities and MatchedSymptoms are the capability's values that
 	// the query matched, set by Rerank.

@@ -24,6 +24,9 @@ type Signals struct {
 	Terms []string
 	// Phrase is the query's PhraseKey, for alias phrase matches.
 	Phrase string
+	// Vague: the request names what to do but not what to do it to ("I want to cancel
+	// it"); Resolve answers ambiguous rather than confident unless a scope narrows it.
+	Vague bool
 	// IDs are explicit ids or tool names written in the query.
 	IDs []string
 	// ExplicitWrite: the user explicitly asks for a write ("帮我删除这个日程").

@@ -17,15 +17,23 @@ const (
 // Resolve says how sure a search is, from the ranked candidates (Rerank's order, before or
 // after Diversify), the query's signals and the thresholds:
 //
-//   - no candidates, or the top score below t.Floor without an exact hit:
-//     no_confident_match, reason no_match (policy_hidden instead when s.PolicyHidden);
+//   - no candidates: no_confident_match, reason no_match (policy_hidden instead when
+//     s.PolicyHidden);
 //   - an exact-id hit at the top (the exact retriever's rank 1) that is usable: confident;
+//   - ids written in the query (s.IDs) that no candidate is an exact hit for: those
+//     capabilities are not visible to the caller, and their neighbours are not what was
+//     asked for: no_confident_match;
+//   - the top score below t.Floor: no_confident_match, reason no_match;
 //   - no usable candidate among those above the floor: no_confident_match with reason
 //     incompatible (when the top one is incompatible) or unavailable, and missing naming
-//     absent credentials when that is why;
+//     absent credentials when that is why (a candidate only missing credentials counts as
+//     usable: it is the right match, and its availability says what the caller must add);
 //   - otherwise, with the best usable candidate b and the next usable one:
-//     a browse request, or b a pack: ambiguous (unless b is the only candidate above the
-//     floor) — the user is choosing among a pack's capabilities;
+//     b's Coverage below t.MinCoverage (outside a browse): no_confident_match, reason
+//     no_match — the best candidate speaks to too little of the request;
+//     a browse: ambiguous — the user is choosing among capabilities;
+//     b a pack, or a vague request (s.Vague, no scope), with another candidate above the
+//     floor: ambiguous;
 //     b.Score ≥ t.Confident and b.Score − next ≥ t.Margin: confident;
 //     else ambiguous.
 //
@@ -43,6 +51,9 @@ func Resolve(cands []Candidate, s Signals, t Thresholds) (res registry.Resolutio
 	top := &cands[0]
 	if top.ExactHit() && usable(top.Availability) {
 		return registry.Confident, "", nil
+	}
+	if idsMissed(cands, s) {
+		return registry.NoConfidentMatch, noMatch, nil
 	}
 	if top.Score < t.Floor && !top.ExactHit() {
 		return registry.NoConfidentMatch, noMatch, nil
@@ -79,12 +90,30 @@ func Resolve(cands []Candidate, s Signals, t Thresholds) (res registry.Resolutio
 	}
 	best := &cands[b]
 	switch {
-	case (s.Browse || best.Cap.ResourceType == registry.TypePack) && above > 1:
+	case !s.Browse && best.Coverage < t.MinCoverage:
+		return registry.NoConfidentMatch, noMatch, nil
+	case s.Browse:
+		return registry.Ambiguous, "", missingInfo(cands, b, t, s)
+	case (best.Cap.ResourceType == registry.TypePack || s.Vague && s.Scope == "") && above > 1:
 		return registry.Ambiguous, "", missingInfo(cands, b, t, s)
 	case best.Score >= t.Confident && best.Score-second >= t.Margin:
 		return registry.Confident, "", nil
 	}
 	return registry.Ambiguous, "", missingInfo(cands, b, t, s)
+}
+
+// idsMissed reports whether the query wrote ids (outside a browse) and no candidate is an
+// exact hit: the capabilities named are hidden from the caller.
+func idsMissed(cands []Candidate, s Signals) bool {
+	if len(s.IDs) == 0 || s.Browse {
+		return false
+	}
+	for i := range cands {
+		if cands[i].best(Exact) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func label(lang, en, zh string) string {

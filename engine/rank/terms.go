@@ -162,11 +162,12 @@ func informative(term string) bool {
 }
 
 // textCoverage returns the idf-weighted share of the query (nums: its known term numbers,
-// total: queryWeight of all its terms) found in c's descriptive text; 0 without a cache for
-// c's generation.
+// total: queryWeight of all its terms) found in c's descriptive text. Without a cache for
+// c's generation, or without an informative query term, it is 1: unknown, so it blocks
+// nothing.
 func (t *TermCache) textCoverage(c *Candidate, nums []uint32, total float64) float64 {
 	if t == nil || total <= 0 || int(c.Doc) >= len(t.caps) || t.caps[c.Doc] != c.Cap {
-		return 0
+		return 1
 	}
 	a, b := t.text[c.Doc], nums
 	w, i, j := 0.0, 0, 0
