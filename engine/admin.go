@@ -27,6 +27,8 @@ func (e *Engine) Definition(id string, version int) (*registry.Capability, error
 // swaps in the new generation. The schema digest of each definition is computed afresh
 // (it is never typed); caps themselves are not modified. A definition changed without a version bump is refused.
 func (e *Engine) Import(ctx context.Context, caps []*registry.Capability, actor string) error {
+	e.adminMu.Lock()
+	defer e.adminMu.Unlock()
 	sealed := make([]*registry.Capability, len(caps))
 	for i, c := range caps {
 		sealed[i] = c.Clone()
@@ -67,6 +69,8 @@ func (e *Engine) Put(ctx context.Context, c *registry.Capability, actor string) 
 // Delete removes a capability (audited) and swaps in the new generation. A pack that still
 // has children is refused.
 func (e *Engine) Delete(ctx context.Context, id, actor string) error {
+	e.adminMu.Lock()
+	defer e.adminMu.Unlock()
 	sub, err := e.store.List(id) // id itself and everything under it
 	if err != nil {
 		return err
@@ -82,6 +86,8 @@ func (e *Engine) Delete(ctx context.Context, id, actor string) error {
 
 // SetStatus changes a capability's status (audited) and swaps in the new generation.
 func (e *Engine) SetStatus(ctx context.Context, id string, st registry.Status, actor string) error {
+	e.adminMu.Lock()
+	defer e.adminMu.Unlock()
 	if err := e.store.SetStatus(ctx, id, st, actor); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -92,6 +93,14 @@ type Engine struct {
 	state atomic.Pointer[state]
 	// reloadMu serialises rebuilds so generations are swapped in order.
 	reloadMu sync.Mutex
+	// adminMu makes each registry change (read, lint, write, reload) one step, so two
+	// concurrent changes cannot together leave a registry that fails lint.
+	adminMu sync.Mutex
+	// runMu guards closed: each run holds it for reading while it runs, and Close takes it
+	// for writing, so Close waits for runs in flight before it removes the scripts
+	// directory and closes the store, and later runs get ErrClosed.
+	runMu  sync.RWMutex
+	closed bool
 
 	closeOnce sync.Once
 	cleanup   []func()
@@ -231,8 +240,11 @@ func (e *Engine) Reload(ctx context.Context) error {
 	}
 	colKey := fmt.Sprintf("columns/%d", gen)
 	var colSnap []byte
-	if b, err := e.store.GetBlob(colKey); err == nil {
+	switch b, err := e.store.GetBlob(colKey); {
+	case err == nil:
 		colSnap = b
+	case !errors.Is(err, store.ErrNotFound):
+		return err
 	}
 	g, err := index.Build(ctx, snap, index.Options{
 		Embedder:       e.embedder,
@@ -270,6 +282,9 @@ func (e *Engine) Snapshot() *registry.Snapshot { return e.state.Load().gen.Snaps
 func (e *Engine) Close() error {
 	var err error
 	e.closeOnce.Do(func() {
+		e.runMu.Lock()
+		e.closed = true
+		e.runMu.Unlock()
 		if e.sys != nil {
 			e.sys.Close()
 		}

@@ -348,3 +348,14 @@ func TestDeleteRefusesPacksWithChildren(t *testing.T) {
 		t.Fatalf("describe after delete: %v", err)
 	}
 }
+
+func TestRunAfterCloseIsErrClosed(t *testing.T) {
+	e, err := engine.Open(context.Background(), engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	if _, err := e.Run(context.Background(), engine.RunRequest{ID: "demo.echo"}, dev); !errors.Is(err, engine.ErrClosed) {
+		t.Fatalf("run after close: %v", err)
+	}
+}

@@ -20,7 +20,9 @@ type RunResult = govern.RunResult
 // network policy, output validation, audit. A refusal is a RunResult with a reason code,
 // not an error; the error is for a broken backend (store) or a closed engine.
 func (e *Engine) Run(ctx context.Context, req RunRequest, rc registry.RuntimeContext) (*RunResult, error) {
-	if e.run == nil {
+	e.runMu.RLock()
+	defer e.runMu.RUnlock()
+	if e.closed {
 		return nil, ErrClosed
 	}
 	return e.run.Run(ctx, &rc, req)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -180,6 +181,16 @@ type searchCtx struct {
 	// expected, when set, makes the final ranking record a calibration sample.
 	expected registry.Resolution
 	sample   rank.Sample
+	// visible holds what the caller may see whatever the request's filters (computed on the
+	// first pack candidate); packs caches which packs have a visible descendant.
+	visible *roaring.Bitmap
+	packs   []packSeen
+}
+
+// packSeen records whether a pack has a descendant the caller can see.
+type packSeen struct {
+	doc   uint32
+	empty bool
 }
 
 // rank turns the evidence gathered so far into a response.
@@ -200,6 +211,9 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 			j, ok := sc.pos[h.Doc]
 			if !ok {
 				c := gen.Doc(h.Doc)
+				if c.ResourceType == registry.TypePack && sc.emptyPack(h.Doc, c.ID) {
+					continue // everything in it is hidden from the caller: not an answer
+				}
 				av, _ := policy.Availability(c, sc.rc)
 				j = len(sc.cands)
 				sc.pos[h.Doc] = j
@@ -213,9 +227,6 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 	ro := e.rerank
 	ro.Terms = sc.st.terms
 	rank.Rerank(cands, sc.signals, ro)
-	if DebugRank != nil && g.Final {
-		DebugRank(sc.req.Query, cands)
-	}
 	th := *e.thresh.Load()
 	sig := sc.signals
 	sig.PolicyHidden = sc.policyHidden()
@@ -261,6 +272,40 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 	m.TookUS = time.Since(sc.start).Microseconds()
 	m.Generation = gen.Snapshot().Generation
 	return resp
+}
+
+// emptyPack reports whether none of the pack's descendants is visible to the caller
+// (policy only: the request's within, types and side_effect_max filters do not count, so a
+// search for packs alone still finds packs). Such a pack is an empty shell for this caller
+// ("发一条短信" offline, where the only SMS action is hidden) and is left out of the
+// ranking. Results are cached per search.
+func (sc *searchCtx) emptyPack(d uint32, id string) bool {
+	for _, p := range sc.packs {
+		if p.doc == d {
+			return p.empty
+		}
+	}
+	gen := sc.st.gen
+	if sc.visible == nil {
+		sc.visible = sc.allow
+		if r := sc.req; r.Within != "" || len(r.Types) > 0 || r.SideEffectMax != "" {
+			sc.visible = gen.Filter(sc.rc, index.FilterSpec{})
+		}
+	}
+	caps := gen.Snapshot().Caps
+	prefix := id + "."
+	lo := sort.Search(len(caps), func(i int) bool { return caps[i].ID >= prefix })
+	hi := lo + sort.Search(len(caps)-lo, func(i int) bool { return !strings.HasPrefix(caps[lo+i].ID, prefix) })
+	empty := true
+	if hi > lo {
+		n := sc.visible.Rank(uint32(hi - 1))
+		if lo > 0 {
+			n -= sc.visible.Rank(uint32(lo - 1))
+		}
+		empty = n == 0
+	}
+	sc.packs = append(sc.packs, packSeen{doc: d, empty: empty})
+	return empty
 }
 
 // listFloor is the raw score under which ev's retriever returned nothing (rank.Source.Floor):
@@ -370,6 +415,3 @@ func (e *Engine) CalibrationSample(ctx context.Context, req registry.SearchReque
 	}
 	return sc.sample, nil
 }
-
-// DebugRank TEMPORARY
-var DebugRank func(q string, cands []rank.Candidate)

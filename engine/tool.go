@@ -43,7 +43,7 @@ func RenderTool(d *Description, format string) (json.RawMessage, error) {
 				"title":           d.Title,
 				"readOnlyHint":    d.SideEffect == registry.SideEffectRead,
 				"destructiveHint": d.SideEffect == registry.SideEffectImpact,
-				"openWorldHint":   d.NetworkPolicy != registry.NetworkNone,
+				"openWorldHint":   d.NetworkPolicy != "" && d.NetworkPolicy != registry.NetworkNone,
 			},
 			"_meta": map[string]any{"capdex/resource_id": d.ResourceID, "capdex/version": d.Version, "capdex/schema_digest": d.SchemaDigest},
 		}

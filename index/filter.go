@@ -1,6 +1,7 @@
 package index
 
 import (
+	"encoding/binary"
 	"slices"
 	"sort"
 	"strings"
@@ -25,6 +26,10 @@ type FilterSpec struct {
 
 // maxACLCache bounds the per-caller cache of the tenant and ACL part of the filter.
 const maxACLCache = 4096
+
+// maxFilterCache bounds the LRU cache of Filter results per generation, keyed by what a
+// result depends on: the caller's tenant, user, scopes and OS, and the FilterSpec.
+const maxFilterCache = 1024
 
 // dense is a bitset over docIDs, one bit per document. roaring.FromDense adopts its whole
 // 65536-doc chunks without copying.
@@ -77,6 +82,73 @@ type filterIndex struct {
 
 	mu    sync.RWMutex // protects cache
 	cache map[string]dense
+
+	results filterLRU // Filter results
+}
+
+// filterLRU is a mutex-guarded LRU cache of Filter results (read-only bitmaps).
+type filterLRU struct {
+	mu   sync.Mutex
+	m    map[string]*filterEntry
+	ring filterEntry // sentinel: ring.next is the most recently used
+}
+
+type filterEntry struct {
+	key        string
+	bm         *roaring.Bitmap
+	prev, next *filterEntry
+}
+
+// get returns the cached result of key and marks it most recently used.
+func (c *filterLRU) get(key []byte) (*roaring.Bitmap, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[string(key)]
+	if !ok {
+		return nil, false
+	}
+	if c.ring.next != e {
+		e.unlink()
+		c.pushFront(e)
+	}
+	return e.bm, true
+}
+
+// put caches bm under key, evicting the least recently used entry when full, and returns
+// the cached bitmap (an earlier one when another caller cached key first).
+func (c *filterLRU) put(key []byte, bm *roaring.Bitmap) *roaring.Bitmap {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = make(map[string]*filterEntry, maxFilterCache)
+		c.ring.prev, c.ring.next = &c.ring, &c.ring
+	}
+	if e, ok := c.m[string(key)]; ok {
+		return e.bm
+	}
+	var e *filterEntry
+	if len(c.m) >= maxFilterCache {
+		e = c.ring.prev
+		e.unlink()
+		delete(c.m, e.key)
+	} else {
+		e = new(filterEntry)
+	}
+	e.key, e.bm = string(key), bm
+	c.m[e.key] = e
+	c.pushFront(e)
+	return bm
+}
+
+func (c *filterLRU) pushFront(e *filterEntry) {
+	e.prev, e.next = &c.ring, c.ring.next
+	e.next.prev = e
+	c.ring.next = e
+}
+
+func (e *filterEntry) unlink() {
+	e.prev.next, e.next.prev = e.next, e.prev
+	e.prev, e.next = nil, nil
 }
 
 var typeBits = map[registry.ResourceType]int{registry.TypePack: 1, registry.TypeAction: 2, registry.TypeRecipe: 4}
@@ -140,13 +212,64 @@ var emptyRC registry.RuntimeContext
 
 // Filter returns the docIDs rc may see under f: enabled and not offline (deprecated stays),
 // visible to rc.Tenant, passing the discover gate of the effective ACL, supported on rc.OS
-// (when both are known), inside f.Within, of f.Types and at most f.SideEffectMax. The result
-// is a new bitmap the caller owns. The tenant and ACL part is cached per (tenant, user,
-// scopes). A nil rc is an anonymous caller with no scopes.
+// (when both are known), inside f.Within, of f.Types and at most f.SideEffectMax. A nil rc
+// is an anonymous caller with no scopes.
+//
+// The result is shared and read-only: it is cached (LRU, maxFilterCache entries per
+// generation) per (tenant, user, scopes, OS, f), so repeated searches of one caller reuse
+// it. Callers must not modify it; Clone it first.
 func (g *Generation) Filter(rc *registry.RuntimeContext, f FilterSpec) *roaring.Bitmap {
 	if rc == nil {
 		rc = &emptyRC
 	}
+	kp := filterKeyPool.Get().(*[]byte)
+	key := appendFilterKey((*kp)[:0], rc, f)
+	bm, ok := g.filter.results.get(key)
+	if !ok {
+		bm = g.filter.results.put(key, g.computeFilter(rc, f))
+	}
+	*kp = key[:0]
+	filterKeyPool.Put(kp)
+	return bm
+}
+
+var filterKeyPool = sync.Pool{New: func() any { b := make([]byte, 0, 128); return &b }}
+
+// appendFilterKey appends to dst a key naming everything Filter's result depends on; each
+// string is length-prefixed so no two inputs share a key.
+func appendFilterKey(dst []byte, rc *registry.RuntimeContext, f FilterSpec) []byte {
+	str := func(s string) {
+		dst = binary.AppendUvarint(dst, uint64(len(s)))
+		dst = append(dst, s...)
+	}
+	str(rc.Tenant)
+	str(rc.User)
+	str(rc.OS)
+	scopes := rc.Scopes
+	if !slices.IsSorted(scopes) {
+		scopes = slices.Sorted(slices.Values(scopes))
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(scopes)))
+	for _, s := range scopes {
+		str(s)
+	}
+	str(f.Within)
+	mask := 0
+	if len(f.Types) > 0 { // unknown types alone leave nothing, unlike no types
+		mask = 8
+	}
+	for _, t := range f.Types {
+		mask |= typeBits[t]
+	}
+	se := -1
+	if f.SideEffectMax != "" {
+		se = max(f.SideEffectMax.Level(), 0)
+	}
+	return append(dst, byte(mask), byte(se+1))
+}
+
+// computeFilter is Filter without the result cache: a new bitmap.
+func (g *Generation) computeFilter(rc *registry.RuntimeContext, f FilterSpec) *roaring.Bitmap {
 	fi := g.filter
 	out := newDense(g.n)
 	copy(out, fi.base(rc))

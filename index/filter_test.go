@@ -2,9 +2,11 @@ package index
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -155,15 +157,80 @@ func TestFilterMatchesReference(t *testing.T) {
 	}
 }
 
-func TestFilterResultIsOwned(t *testing.T) {
+func TestFilterResultIsCached(t *testing.T) {
 	g := buildFixture(t, Options{})
-	rc := &registry.RuntimeContext{Scopes: []string{"dev"}}
-	a := g.Filter(rc, FilterSpec{})
-	n := a.GetCardinality()
-	a.Clear()
-	if b := g.Filter(rc, FilterSpec{}); b.GetCardinality() != n {
-		t.Fatalf("mutating a result changed the cache: %d, want %d", b.GetCardinality(), n)
+	dev := &registry.RuntimeContext{Scopes: []string{"ops", "dev"}}
+	a := g.Filter(dev, FilterSpec{})
+	tests := []struct {
+		name string
+		rc   *registry.RuntimeContext
+		f    FilterSpec
+		same bool
+	}{
+		{name: "same caller and spec", rc: &registry.RuntimeContext{Scopes: []string{"ops", "dev"}}, same: true},
+		{name: "scopes in another order", rc: &registry.RuntimeContext{Scopes: []string{"dev", "ops"}}, same: true},
+		{name: "other scopes", rc: &registry.RuntimeContext{Scopes: []string{"dev"}}},
+		{name: "other user", rc: &registry.RuntimeContext{User: "alice", Scopes: []string{"ops", "dev"}}},
+		{name: "other os", rc: &registry.RuntimeContext{OS: "linux", Scopes: []string{"ops", "dev"}}},
+		{name: "other spec", rc: dev, f: FilterSpec{SideEffectMax: registry.SideEffectRead}},
+		{name: "unknown type is not no type", rc: dev, f: FilterSpec{Types: []registry.ResourceType{"bogus"}}},
 	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := g.Filter(tt.rc, tt.f)
+			if (a == b) != tt.same {
+				t.Fatalf("shared result = %v, want %v", a == b, tt.same)
+			}
+			if want := g.computeFilter(tt.rc, tt.f); !b.Equals(want) {
+				t.Fatalf("cached result has %d docs, computed %d", b.GetCardinality(), want.GetCardinality())
+			}
+		})
+	}
+	if n := len(g.filter.results.m); n != len(tests)-1 {
+		t.Fatalf("cache holds %d results, want %d", n, len(tests)-1)
+	}
+}
+
+func TestFilterCacheIsBounded(t *testing.T) {
+	g := buildFixture(t, Options{})
+	first := g.Filter(&registry.RuntimeContext{User: "u0"}, FilterSpec{})
+	for i := 1; i <= maxFilterCache+10; i++ {
+		g.Filter(&registry.RuntimeContext{User: fmt.Sprintf("u%d", i)}, FilterSpec{})
+		if i == maxFilterCache/2 { // keep u0 recently used
+			if b := g.Filter(&registry.RuntimeContext{User: "u0"}, FilterSpec{}); b != first {
+				t.Fatal("u0 was evicted before the cache filled")
+			}
+		}
+	}
+	if n := len(g.filter.results.m); n != maxFilterCache {
+		t.Fatalf("cache holds %d results, want %d", n, maxFilterCache)
+	}
+	if _, ok := g.filter.results.get(appendFilterKey(nil, &registry.RuntimeContext{User: "u1"}, FilterSpec{})); ok {
+		t.Fatal("u1, the least recently used, was not evicted")
+	}
+	if b := g.Filter(&registry.RuntimeContext{User: "u0"}, FilterSpec{}); b != first {
+		t.Fatal("u0, recently used, was evicted")
+	}
+}
+
+func TestFilterConcurrent(t *testing.T) {
+	g := buildFixture(t, Options{})
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 300 {
+				rc := &registry.RuntimeContext{User: fmt.Sprintf("u%d", (i*7+w)%50), Scopes: []string{"dev"}}
+				b := g.Filter(rc, FilterSpec{})
+				if !b.Equals(g.computeFilter(rc, FilterSpec{})) {
+					t.Error("cached result differs from computed")
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 func TestColumnSnapshotRestore(t *testing.T) {

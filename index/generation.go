@@ -46,8 +46,8 @@ type Options struct {
 
 // Generation is an immutable index over one registry snapshot. All methods are safe for
 // concurrent use. Nothing a search reads changes after Build returns; the only mutable state
-// is two internal caches (the per-caller filter part and the concept expansions), each
-// guarded by its own lock.
+// is three internal caches (the per-caller filter part, Filter's results and the concept
+// expansions), each guarded by its own lock.
 type Generation struct {
 	snap    *registry.Snapshot
 	n       int

@@ -287,6 +287,8 @@ func (l *linter) action(c *Capability) {
 	case "exec":
 		if len(h.Argv) == 0 || h.Argv[0] == "" {
 			l.add(c, "handler.argv", "an exec handler needs argv")
+		} else if !h.Shell && strings.Contains(h.Argv[0], "{{") {
+			l.add(c, "handler.argv[0]", "the program may not be a template: the arguments must not choose what runs")
 		}
 		if h.MaxOutput < 0 {
 			l.add(c, "handler.max_output", "max_output must not be negative")

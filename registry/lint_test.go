@@ -113,6 +113,10 @@ func TestLintRules(t *testing.T) {
 			wantID: "shop.refund", wantField: "handler.name", wantMsg: "a go handler needs name"},
 		{name: "exec handler without argv", mutate: func(r *reg) []*Capability { r.action.Handler = &Handler{Kind: "exec"}; return nil },
 			wantID: "shop.refund", wantField: "handler.argv", wantMsg: "an exec handler needs argv"},
+		{name: "exec program is a template", mutate: func(r *reg) []*Capability {
+			r.action.Handler = &Handler{Kind: "exec", Argv: []string{"{{.cmd}}", "x"}}
+			return nil
+		}, wantID: "shop.refund", wantField: "handler.argv[0]", wantMsg: "may not be a template"},
 		{name: "http handler without url", mutate: func(r *reg) []*Capability { r.action.Handler.URL = ""; return nil },
 			wantID: "shop.refund", wantField: "handler.url", wantMsg: "an http handler needs url"},
 		{name: "http handler method invalid", mutate: func(r *reg) []*Capability { r.action.Handler.Method = "FETCH"; return nil },

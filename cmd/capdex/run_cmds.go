@@ -45,9 +45,12 @@ func cmdRun(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(env.stdout, "%s %s v%d: %s", res.ID, res.Status, res.Version, res.Reason)
+		fmt.Fprintf(env.stdout, "%s v%d: %s", res.ID, res.Version, res.Status)
+		if res.Reason != "" {
+			fmt.Fprintf(env.stdout, " (%s)", res.Reason)
+		}
 		if res.Message != "" {
-			fmt.Fprintf(env.stdout, " — %s", res.Message)
+			fmt.Fprintf(env.stdout, ": %s", res.Message)
 		}
 		fmt.Fprintln(env.stdout)
 		for _, e := range res.Errors {

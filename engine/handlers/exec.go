@@ -173,6 +173,9 @@ func (e *Exec) argv(h *registry.Handler, args map[string]any, scriptsDir string)
 	if h.Shell {
 		out = append(out, "/bin/sh", "-c", h.Argv[0], "capdex")
 		first = 1
+	} else if strings.Contains(h.Argv[0], "{{") {
+		// The program is the definition's choice, never the caller's arguments'.
+		return nil, fmt.Errorf("%w: argv[0] may not be a template", ErrBadHandler)
 	}
 	for i := first; i < len(h.Argv); i++ {
 		s, err := render(fmt.Sprintf("argv[%d]", i), h.Argv[i], data)

@@ -369,3 +369,11 @@ func TestExecNetworkUnenforceable(t *testing.T) {
 		})
 	}
 }
+
+func TestExecProgramNeverFromArguments(t *testing.T) {
+	c := execCap(registry.Handler{Argv: []string{"{{.cmd}}", "-x"}}, nil)
+	_, err := NewExec().Run(context.Background(), Request{Cap: c, Args: map[string]any{"cmd": "/bin/rm"}, ArgsJSON: []byte(`{"cmd":"/bin/rm"}`)})
+	if !errors.Is(err, ErrBadHandler) {
+		t.Fatalf("templated argv[0]: want ErrBadHandler, got %v", err)
+	}
+}

@@ -128,6 +128,12 @@ func (*HTTP) Run(ctx context.Context, req Request) (Result, error) {
 			if len(via) >= maxRedirects {
 				return fmt.Errorf("%w: more than %d redirects", ErrHandlerFailed, maxRedirects)
 			}
+			// The client re-sends custom headers on a redirect (only Authorization and
+			// Cookie are dropped), so a handler holding secrets never follows one to
+			// another host: the secret would go with it.
+			if len(h.Secrets) > 0 && !strings.EqualFold(r.URL.Host, via[0].URL.Host) {
+				return fmt.Errorf("%w: a handler with secrets does not follow a redirect to another host (%s)", ErrNetworkRefused, r.URL.Host)
+			}
 			return allowHost(r.URL, policy, c.NetworkAllow)
 		},
 	}

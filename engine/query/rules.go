@@ -286,6 +286,9 @@ func (a *analysis) isEvent(v *match) bool {
 	if prev := a.prevAdjacentCJK(v.i); prev != "" && strings.Contains(statePrefix, prev) {
 		return true // 待合并, 未支付, 已删除: a state, not a request
 	}
+	if a.yesNoQuestion(v.i) {
+		return true // "退款到账了吗": asks whether it happened, not for it to happen
+	}
 	if v.j < len(a.toks) && a.toks[v.j].cjk && a.toks[v.j-1].cjk && a.toks[v.j-1].end == a.toks[v.j].start {
 		if t := a.cueAt(v.j, cueEventTail); t != nil {
 			if c := a.concept[v.j]; c == nil || c.j <= t.j {
@@ -303,6 +306,27 @@ func (a *analysis) isEvent(v *match) bool {
 		}
 	}
 	return false
+}
+
+// yesNoQuestion reports whether token i is in a Chinese clause that ends with a yes/no
+// question particle (吗, 么, 没, 没有) and holds no request cue ("能帮我退款吗" asks for
+// it; "退款到账了吗" asks about it).
+func (a *analysis) yesNoQuestion(i int) bool {
+	c := a.clause[i]
+	end := i
+	for end+1 < len(a.toks) && a.clause[end+1] == c {
+		end++
+	}
+	last := a.toks[end]
+	if !last.cjk || !strings.Contains("吗么没", last.word) && !(last.word == "有" && end > 0 && a.toks[end-1].word == "没") {
+		return false
+	}
+	for _, m := range a.cues(cueRequest) {
+		if a.clause[m.i] == c {
+			return false
+		}
+	}
+	return true
 }
 
 // isNoun reports whether an English verb match is used as a noun: a one-word match with a
@@ -377,6 +401,17 @@ func (a *analysis) run(p *Parsed) {
 		return !slices.Contains(forbidden, m.e.value) && !quiet[m.i] && !a.isEvent(m) && !a.isNoun(m)
 	}
 	var verbs []string // concept-level intents, for the explicit-write test
+	// verbSpan marks the tokens of wanted verbs: an entity named only by them ("book"
+	// names the entity "booking", "review this PR" the entity "review") is the action, not
+	// its object, and is left out of Entities.
+	verbSpan := make([]bool, len(a.toks))
+	for k := range a.ms {
+		if m := &a.ms[k]; (m.e.kind == kIntent || m.e.kind == kConcept && lex.verbs[m.e.value]) && wanted(m) {
+			for i := m.i; i < m.j; i++ {
+				verbSpan[i] = true
+			}
+		}
+	}
 	for k := range a.ms {
 		m := &a.ms[k]
 		switch m.e.kind {
@@ -390,7 +425,9 @@ func (a *analysis) run(p *Parsed) {
 				verbs = addUnique(verbs, m.e.value)
 			}
 		case kEntity:
-			p.Entities = addUnique(p.Entities, m.e.value)
+			if slices.Contains(verbSpan[m.i:m.j], false) {
+				p.Entities = addUnique(p.Entities, m.e.value)
+			}
 		case kSymptom:
 			p.Symptoms = addUnique(p.Symptoms, m.e.value)
 		case kAlias:
@@ -454,7 +491,7 @@ func (a *analysis) run(p *Parsed) {
 	a.within(p)
 	p.Outcome = a.outcome()
 	p.ExplicitWrite = a.explicitWrite(p, verbs)
-	p.Vague = a.vague(p, verbs)
+	p.Vague = a.vague(p, verbs, wanted)
 }
 
 // lang says "zh", "en" or "mixed" from the share of CJK characters and Latin words.
@@ -708,17 +745,17 @@ func (a *analysis) outcome() string {
 }
 
 // vague reports whether a request names verbs but not their object: no entity or symptom
-// (besides the verbs' own words), no id, scope or browse, and at most one content word once stop words, cue words (fillers,
-// requests, time words, pronouns …) and the verbs themselves are left out; a CJK character
-// counts as half a word.
-func (a *analysis) vague(p *Parsed, verbs []string) bool {
+// (besides the verbs' own words), no id, scope or browse, and at most one content word
+// once stop words, cue words (fillers, requests, time words, pronouns …) and the wanted
+// verbs themselves are left out; a CJK character counts as half a word.
+func (a *analysis) vague(p *Parsed, verbs []string, wanted func(*match) bool) bool {
 	if len(verbs) == 0 || len(p.IDs) > 0 || p.Scope != "" || p.Browse {
 		return false
 	}
 	skip := make([]bool, len(a.toks))
 	for k := range a.ms {
 		m := &a.ms[k]
-		if m.e.kind == kCue || m.e.kind == kIntent || m.e.kind == kConcept && a.lex.verbs[m.e.value] {
+		if m.e.kind == kCue || (m.e.kind == kIntent || m.e.kind == kConcept && a.lex.verbs[m.e.value]) && wanted(m) {
 			for i := m.i; i < m.j; i++ {
 				skip[i] = true
 			}

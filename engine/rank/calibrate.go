@@ -125,9 +125,7 @@ func SampleOf(cands []Candidate, s Signals, expected registry.Resolution) Sample
 	case s.Browse:
 		sm.Fixed = registry.Ambiguous
 	case cands[b].Cap.ResourceType == registry.TypePack || s.Vague && s.Scope == "":
-		if len(cands) > 1 {
-			sm.Fixed = registry.Ambiguous
-		}
+		sm.Fixed = registry.Ambiguous
 	}
 	if b > 0 {
 		// Unusable candidates ahead of b: the floor still applies to the top score, the rest

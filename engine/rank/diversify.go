@@ -7,14 +7,17 @@ import (
 // DiversifyOptions tune Diversify. The zero value disables the per-pack and per-intent
 // limits and the pack replacement; use DefaultDiversifyOptions.
 type DiversifyOptions struct {
-	// MaxPerPack caps candidates sharing one parent pack (root-level ids are exempt).
-	// Default 3; 0 means no cap.
+	// MaxPerPack caps candidates sharing one parent pack (root-level ids are exempt) in an
+	// Ambiguous answer. Default 3; 0 means no cap.
 	MaxPerPack int
-	// MaxPerIntent caps candidates sharing one primary (first) intent. Default 2; 0 means
-	// no cap.
+	// MaxPerIntent caps candidates sharing one primary (first) intent in an Ambiguous
+	// answer. Default 2; 0 means no cap.
 	MaxPerIntent int
-	// Ambiguous says the query is ambiguous (Resolve answered registry.Ambiguous): the
-	// list then keeps at least one read-only action when any candidate is one.
+	// Ambiguous says the query is ambiguous (Resolve answered registry.Ambiguous): the list
+	// then spreads over packs and intents (the caps above), folds close leaves into their
+	// pack and keeps at least one read-only action when any candidate is one. A confident
+	// (or no-match) answer is ranked by relevance alone: its top is the match, and its
+	// runners-up are the closest alternatives, often siblings in one pack.
 	Ambiguous bool
 	// CloseGap is the score distance within which leaves of one pack count as close.
 	// Default 0.004 (a fraction of one retriever's rank-1 contribution). 0 disables the
@@ -76,8 +79,8 @@ func count(cs []counter, key string) int {
 //     of the others, right after it (its Score lifted to the next leaf's, recorded as
 //     CompPack), unless the pack already ranks above them; a confident answer is never
 //     folded (its top is the match);
-//   - at most MaxPerPack candidates per parent pack and MaxPerIntent per primary intent
-//     (relaxed to fill the list unless Strict);
+//   - in an Ambiguous answer, at most MaxPerPack candidates per parent pack and
+//     MaxPerIntent per primary intent (relaxed to fill the list unless Strict);
 //   - high-risk candidates (HighRisk) never fill the list: at most limit-1 of them, and at
 //     least one other when any candidate is not high risk (with limit 1 and ExplicitWrite
 //     the top candidate stays);
@@ -203,8 +206,8 @@ func Diversify(cands []Candidate, limit int, opts DiversifyOptions) []Candidate 
 			continue
 		}
 		pk := registry.Parent(c.ID)
-		if (opts.MaxPerPack > 0 && pk != "" && count(packs, pk) >= opts.MaxPerPack) ||
-			(opts.MaxPerIntent > 0 && len(c.Intents) > 0 && count(intents, c.Intents[0]) >= opts.MaxPerIntent) {
+		if opts.Ambiguous && ((opts.MaxPerPack > 0 && pk != "" && count(packs, pk) >= opts.MaxPerPack) ||
+			(opts.MaxPerIntent > 0 && len(c.Intents) > 0 && count(intents, c.Intents[0]) >= opts.MaxPerIntent)) {
 			deferred = append(deferred, pos)
 			continue
 		}

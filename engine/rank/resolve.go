@@ -32,8 +32,8 @@ const (
 //     b's Coverage below t.MinCoverage (outside a browse): no_confident_match, reason
 //     no_match — the best candidate speaks to too little of the request;
 //     a browse: ambiguous — the user is choosing among capabilities;
-//     b a pack, or a vague request (s.Vague, no scope), with another candidate above the
-//     floor: ambiguous;
+//     b a pack (a task answered by an area, not a capability), or a vague request
+//     (s.Vague, no scope): ambiguous;
 //     b.Score ≥ t.Confident and b.Score − next ≥ t.Margin: confident;
 //     else ambiguous.
 //
@@ -94,7 +94,7 @@ func Resolve(cands []Candidate, s Signals, t Thresholds) (res registry.Resolutio
 		return registry.NoConfidentMatch, noMatch, nil
 	case s.Browse:
 		return registry.Ambiguous, "", missingInfo(cands, b, t, s)
-	case (best.Cap.ResourceType == registry.TypePack || s.Vague && s.Scope == "") && above > 1:
+	case best.Cap.ResourceType == registry.TypePack || s.Vague && s.Scope == "":
 		return registry.Ambiguous, "", missingInfo(cands, b, t, s)
 	case best.Score >= t.Confident && best.Score-second >= t.Margin:
 		return registry.Confident, "", nil

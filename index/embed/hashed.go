@@ -3,6 +3,7 @@ package embed
 import (
 	"context"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"sync"
@@ -60,8 +61,10 @@ const (
 // which is sensible only for a small dimension (NewHashedDim(512)); at the default 2^18 a
 // dense vector takes 1 MiB. Hashed is safe for concurrent use.
 type Hashed struct {
-	dim uint32
-	id  string
+	dim  uint32
+	mask uint64 // dim-1 when dim is a power of two (x%dim == x&mask), else 0
+	bits int    // bits of the largest bucket, dim-1
+	id   string
 }
 
 // NewHashed returns a Hashed embedder of DefaultHashedDim dimensions.
@@ -73,7 +76,11 @@ func NewHashedDim(dim int) *Hashed {
 	if dim < 1 || dim > 1<<31 {
 		dim = DefaultHashedDim
 	}
-	return &Hashed{dim: uint32(dim), id: "hashed-" + hashedVersion + "-" + strconv.Itoa(dim)}
+	h := &Hashed{dim: uint32(dim), bits: bits.Len32(uint32(dim - 1)), id: "hashed-" + hashedVersion + "-" + strconv.Itoa(dim)}
+	if dim&(dim-1) == 0 {
+		h.mask = uint64(dim - 1)
+	}
+	return h
 }
 
 // ID is "hashed-v1-<dim>"; the version changes whenever features or weights change.
@@ -105,6 +112,7 @@ func (f feat) w() float32  { return math.Float32frombits(uint32(f)) }
 
 type hashedScratch struct {
 	feats    []feat
+	tmp      []feat // radix sort buffer
 	concepts []string
 	sc       text.Scanner
 	marked   []byte
@@ -147,8 +155,9 @@ func (h *Hashed) EmbedSparse(s string) SparseVector {
 	}
 	clear(st.concepts)
 
-	v := finish(feats)
-	st.feats = feats[:0]
+	st.feats = feats
+	v := finish(&st.feats, &st.tmp, h.bits)
+	st.feats = st.feats[:0]
 	return v
 }
 
@@ -179,9 +188,19 @@ func (h *Hashed) gramFeatures(feats []feat, st *hashedScratch, word []byte) []fe
 		return append(feats, mkFeat(h.bucketBytes(nsGram, marked), weightGrams))
 	}
 	w := float32(weightGrams / math.Sqrt(float64(k)))
-	for n := minGram; n <= maxGram; n++ {
-		for a := 0; a+n <= runes; a++ {
-			feats = append(feats, mkFeat(h.bucketBytes(nsGram, marked[offs[a]:offs[a+n]]), w))
+	// The n-grams starting at one rune share a prefix, so FNV is run once per start and
+	// each of its 3-, 4- and 5-rune prefixes emitted; finish sorts, so order is free.
+	for a := 0; a+minGram <= runes; a++ {
+		x := uint64(fnvOffset)
+		x = (x ^ nsGram) * fnvPrime
+		for _, c := range marked[offs[a]:offs[a+minGram-1]] {
+			x = (x ^ uint64(c)) * fnvPrime
+		}
+		for n := minGram; n <= maxGram && a+n <= runes; n++ {
+			for _, c := range marked[offs[a+n-1]:offs[a+n]] {
+				x = (x ^ uint64(c)) * fnvPrime
+			}
+			feats = append(feats, mkFeat(h.reduce(x), w))
 		}
 	}
 	return feats
@@ -202,13 +221,29 @@ func (h *Hashed) cjkFeatures(feats []feat, run string) []feat {
 	return feats
 }
 
+// radixMin is the number of feature occurrences from which finish radix-sorts by bucket
+// instead of comparison-sorting.
+const radixMin = 96
+
+// radixBits is the digit width of finish's LSD radix sort: two passes for 2^18 buckets.
+const radixBits = 9
+
 // finish merges feature occurrences per bucket with sublinear term frequency and
-// L2-normalises: a bucket hit c times by features of weight w gets w·(1+ln c).
-func finish(feats []feat) SparseVector {
-	if len(feats) == 0 {
+// L2-normalises: a bucket hit c times by features of weight w gets w·(1+ln c). The
+// occurrences are ordered as slices.Sort orders them (by bucket, then weight bits), so
+// each bucket's weights are summed in the same float32 order: long texts are
+// radix-sorted by bucket (stable, idxBits wide) and each bucket's short run
+// insertion-sorted. The sort may swap the buffers *featsp and *tmp.
+func finish(featsp, tmp *[]feat, idxBits int) SparseVector {
+	if len(*featsp) == 0 {
 		return SparseVector{}
 	}
-	slices.Sort(feats)
+	if len(*featsp) < radixMin {
+		slices.Sort(*featsp)
+	} else {
+		radixSort(featsp, tmp, idxBits)
+	}
+	feats := *featsp
 	n := 1
 	for i := 1; i < len(feats); i++ {
 		if feats[i].idx() != feats[i-1].idx() {
@@ -218,13 +253,25 @@ func finish(feats []feat) SparseVector {
 	v := SparseVector{Idx: make([]uint32, 0, n), Val: make([]float32, 0, n)}
 	var ss float64
 	for i := 0; i < len(feats); {
-		j := i
-		var sum, wmax float32
-		for ; j < len(feats) && feats[j].idx() == feats[i].idx(); j++ {
-			sum += feats[j].w()
-			wmax = max(wmax, feats[j].w())
+		j := i + 1
+		for j < len(feats) && feats[j].idx() == feats[i].idx() {
+			j++
 		}
-		val := wmax * float32(1+math.Log(float64(sum/wmax)))
+		val := feats[i].w()
+		if j > i+1 { // one occurrence: ln 1 = 0
+			run := feats[i:j]
+			for a := 1; a < len(run); a++ { // runs are short: insertion sort by weight
+				for b := a; b > 0 && run[b] < run[b-1]; b-- {
+					run[b], run[b-1] = run[b-1], run[b]
+				}
+			}
+			var sum, wmax float32
+			for _, f := range run {
+				sum += f.w()
+				wmax = max(wmax, f.w())
+			}
+			val = wmax * float32(1+math.Log(float64(sum/wmax)))
+		}
 		v.Idx = append(v.Idx, feats[i].idx())
 		v.Val = append(v.Val, val)
 		ss += float64(val) * float64(val)
@@ -235,6 +282,36 @@ func finish(feats []feat) SparseVector {
 		v.Val[i] *= inv
 	}
 	return v
+}
+
+// radixSort stably sorts *featsp by bucket (the low idxBits bits of idx), LSD in digits
+// of radixBits, with *tmp as the second buffer; on return *featsp holds the sorted
+// features (possibly in what was *tmp) and *tmp the other buffer.
+func radixSort(featsp, tmp *[]feat, idxBits int) {
+	feats := *featsp
+	if cap(*tmp) < len(feats) {
+		*tmp = make([]feat, len(feats), 2*len(feats))
+	}
+	src, dst := feats, (*tmp)[:len(feats)]
+	var count [1 << radixBits]int
+	for shift := 0; shift < max(idxBits, 1); shift += radixBits {
+		clear(count[:])
+		for _, f := range src {
+			count[(f.idx()>>shift)&(1<<radixBits-1)]++
+		}
+		sum := 0
+		for d, c := range count {
+			count[d] = sum
+			sum += c
+		}
+		for _, f := range src {
+			d := (f.idx() >> shift) & (1<<radixBits - 1)
+			dst[count[d]] = f
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	*featsp, *tmp = src, dst[:0]
 }
 
 // FNV-1a 64 with a final avalanche step, over a namespace byte and the feature bytes.
@@ -252,13 +329,22 @@ func mix(h uint64) uint64 {
 	return h
 }
 
+// reduce maps a feature hash to its bucket.
+func (h *Hashed) reduce(x uint64) uint32 {
+	x = mix(x)
+	if h.mask != 0 || h.dim == 1 {
+		return uint32(x & h.mask)
+	}
+	return uint32(x % uint64(h.dim))
+}
+
 func (h *Hashed) bucket(ns byte, s string) uint32 {
 	x := uint64(fnvOffset)
 	x = (x ^ uint64(ns)) * fnvPrime
 	for i := 0; i < len(s); i++ {
 		x = (x ^ uint64(s[i])) * fnvPrime
 	}
-	return uint32(mix(x) % uint64(h.dim))
+	return h.reduce(x)
 }
 
 func (h *Hashed) bucketBytes(ns byte, b []byte) uint32 {
@@ -267,5 +353,5 @@ func (h *Hashed) bucketBytes(ns byte, b []byte) uint32 {
 	for _, c := range b {
 		x = (x ^ uint64(c)) * fnvPrime
 	}
-	return uint32(mix(x) % uint64(h.dim))
+	return h.reduce(x)
 }
