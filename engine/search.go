@@ -376,8 +376,6 @@ func round4(f float64) float64 {
 	return math.Round(f*1e4) / 1e4
 }
 
-
-
 // Probe runs one retriever alone on the current generation — no actors, fusion or rerank —
 // with the same normalisation and pre-filter as Search, and returns the capabilities it
 // ranks, best first. It is for evaluation and debugging.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand"
 	"strings"
 
@@ -19,14 +20,17 @@ type semIndex struct {
 	sparse embed.SparseEmbedder
 
 	// sparse: feature → posting list of (doc, value)
-	fdense []int32           // feature → list id, or -1 (when the dimension is small enough)
-	fmap   map[uint32]uint32 // feature → list id (otherwise)
-	off    []uint32
-	docs   []uint32
-	q8     []int8    // values quantised per list: value ≈ q8 × scale[list]
-	scale  []float32 // per list
-	maxV   []float32 // per list, of the quantised values
-	minV   []float32
+	// feature → list id: when the dimension is small enough, lists are numbered in feature
+	// order and a feature's list id is its rank among the present features (a bitset with
+	// per-word ranks, 1/16 of an int32 table, so query lookups stay in cache); else a map
+	ftab  []rankWord
+	fmap  map[uint32]uint32
+	off   []uint32
+	docs  []uint32
+	q8    []int8    // values quantised per list: value ≈ q8 × scale[list]
+	scale []float32 // per list
+	maxV  []float32 // per list, of the quantised values
+	minV  []float32
 
 	// forward postings of the common lists (more than commonDF documents), per document:
 	// a query's common features only complete candidates found through its rarer ones
@@ -56,6 +60,13 @@ const (
 // maxDenseFeatureTable bounds the feature → list table of the sparse index; larger
 // dimensions use a map.
 const maxDenseFeatureTable = 1 << 22
+
+// rankWord is 64 features of the sparse index: which are present, and how many present
+// features precede them.
+type rankWord struct {
+	bits uint64
+	rank uint32
+}
 
 // embedText is what the semantic retriever embeds for a capability: its title, aliases,
 // summary, when_to_use and when_not_to_use (each marked as such), entities, intents, tags and,
@@ -197,12 +208,7 @@ func (g *Generation) buildSparse(ctx context.Context) error {
 	x := &g.sem
 	dim := g.emb.Dim()
 	useTable := dim > 0 && dim <= maxDenseFeatureTable
-	if useTable {
-		x.fdense = make([]int32, dim)
-		for i := range x.fdense {
-			x.fdense[i] = -1
-		}
-	} else {
+	if !useTable {
 		x.fmap = map[uint32]uint32{}
 	}
 	vecs := make([]embed.SparseVector, g.n)
@@ -212,18 +218,35 @@ func (g *Generation) buildSparse(ctx context.Context) error {
 	}
 	var df []uint32
 	var absMax []float32
-	listOf := func(f uint32) uint32 {
-		if useTable && int(f) < dim {
-			if l := x.fdense[f]; l >= 0 {
-				return uint32(l)
+	if useTable {
+		x.ftab = make([]rankWord, (dim+63)/64)
+		for _, v := range vecs {
+			for _, f := range v.Idx {
+				if int(f/64) < len(x.ftab) {
+					x.ftab[f/64].bits |= 1 << (f % 64)
+				}
 			}
-			x.fdense[f] = int32(len(df))
-		} else {
-			if l, ok := x.fmap[f]; ok {
+		}
+		var r uint32
+		for i := range x.ftab {
+			x.ftab[i].rank = r
+			r += uint32(bits.OnesCount64(x.ftab[i].bits))
+		}
+		df, absMax = make([]uint32, r), make([]float32, r)
+	}
+	listOf := func(f uint32) uint32 {
+		if useTable {
+			if l, ok := x.sparseList(f); ok {
 				return l
 			}
-			x.fmap[f] = uint32(len(df))
+		} else if l, ok := x.fmap[f]; ok {
+			return l
 		}
+		// a feature beyond the table (an embedder returning indices >= Dim)
+		if x.fmap == nil {
+			x.fmap = map[uint32]uint32{}
+		}
+		x.fmap[f] = uint32(len(df))
 		df = append(df, 0)
 		absMax = append(absMax, 0)
 		return uint32(len(df) - 1)
@@ -287,10 +310,15 @@ func (g *Generation) buildSparse(ctx context.Context) error {
 
 // sparseList returns the list id of feature f.
 func (x *semIndex) sparseList(f uint32) (uint32, bool) {
-	if x.fdense != nil {
-		if int(f) < len(x.fdense) && x.fdense[f] >= 0 {
-			return uint32(x.fdense[f]), true
+	if w := f / 64; int(w) < len(x.ftab) {
+		rw := &x.ftab[w]
+		bit := uint64(1) << (f % 64)
+		if rw.bits&bit == 0 {
+			return 0, false
 		}
+		return rw.rank + uint32(bits.OnesCount64(rw.bits&(bit-1))), true
+	}
+	if x.fmap == nil {
 		return 0, false
 	}
 	l, ok := x.fmap[f]

@@ -11,7 +11,7 @@ const (
 	cueBie       = "neg_bie"   // "别": negation unless part of a word (特别, 区别, 识别 …)
 	cueNegStart  = "neg_start" // "never", "no": negation only at a clause start or after "with"
 	cueReadFirst = "read_first"
-	cueWhy       = "why" // asks for a cause: intent diagnose
+	cueWhy       = "why"     // asks for a cause: intent diagnose
 	cueSuspect   = "suspect" // reports a suspected or failing state: intent diagnose
 	cueHowTo     = "howto"   // asks how to do something or for steps: intent explain
 	cueDryRun    = "dry_run"
@@ -125,8 +125,8 @@ var cueTable = map[string][]string{
 		"it", "this", "that", "them", "something", "anything", "everything", "stuff", "things", "one",
 		"它", "这个", "那个", "东西", "一下", "下", "点", "些", "一些",
 	},
-	cueFirst:  {"first"},
-	cueXian:   {"先"},
+	cueFirst: {"first"},
+	cueXian:  {"先"},
 	cueAfter: {
 		"after", "since", "already", "recently", "已经", "刚", "刚刚", "之前", "不能", "无法", "没法", "没办法",
 		"cant", "cannot", "can not", "wont", "doesnt", "does not", "didnt", "did not", "fails to",

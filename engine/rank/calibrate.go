@@ -173,17 +173,18 @@ func (t Thresholds) Score(samples []Sample) float64 {
 
 // maxGrid bounds the candidate values tried per threshold; coverage tries fewer.
 const (
-	maxGrid     = 64
-	maxCovGrid  = 24
+	maxGrid    = 64
+	maxCovGrid = 24
 )
 
 // Calibrate picks the thresholds that maximise resolution accuracy on the samples: a grid
 // search over Confident, Margin and MinCoverage (midpoints between the distinct values seen
 // in the data, plus 0 and values above every sample; at most 64, 64 and 24 values, then a
-// second grid between the neighbours of the best values) with, for each triple, an exact
-// sweep over Floor (midpoints between distinct top scores). Ties go to the thresholds
-// closest to DefaultThresholds (relative distance), so sparse data moves them little. No
-// samples give DefaultThresholds. The cost is O(2·64²·24·n) after an O(n log n) sort.
+// second grid of at most 64, 64 and 48 between the neighbours of the best values) with, for
+// each triple, an exact sweep over Floor (midpoints between distinct top scores). Ties go
+// to the thresholds closest to DefaultThresholds (relative distance), so sparse data moves
+// them little. No samples give DefaultThresholds. The cost is O(64²·72·n) after an
+// O(n log n) sort: about 0.1 s for 150 samples.
 func Calibrate(samples []Sample) Thresholds {
 	def := DefaultThresholds()
 	if len(samples) == 0 {
@@ -226,7 +227,7 @@ func Calibrate(samples []Sample) Thresholds {
 	allConf, allMargin, allCov := candidates(tops), candidates(gaps), candidates(covs)
 	cal.search(append(thin(allConf, maxGrid), def.Confident), append(thin(allMargin, maxGrid), def.Margin), append(thin(allCov, maxCovGrid), def.MinCoverage))
 	cal.search(thin(around(allConf, cal.best.Confident, maxGrid), maxGrid), thin(around(allMargin, cal.best.Margin, maxGrid), maxGrid),
-		thin(around(allCov, cal.best.MinCoverage, maxCovGrid), maxCovGrid))
+		thin(around(allCov, cal.best.MinCoverage, maxCovGrid), 2*maxCovGrid))
 	best := cal.best
 	best.Samples = len(samples)
 	best.Accuracy = float64(cal.bestAcc) / float64(len(samples))
@@ -236,6 +237,7 @@ func Calibrate(samples []Sample) Thresholds {
 type calibrator struct {
 	order        []Sample
 	below, above []int
+	hit          []bool
 	def, best    Thresholds
 	bestAcc      int
 	bestDist     float64
@@ -248,15 +250,29 @@ func (c *calibrator) dist(t Thresholds) float64 {
 // search tries every (confident, margin, coverage) triple with the best floor for each.
 func (c *calibrator) search(confVals, marginVals, covVals []float64) {
 	order, below, above := c.order, c.below, c.above
+	if cap(c.hit) < len(order) {
+		c.hit = make([]bool, len(order))
+	}
+	hit := c.hit[:len(order)]
 	for _, cv := range confVals {
 		for _, m := range marginVals {
+			// hit[k]: the prediction without floors is right.
+			t := Thresholds{Confident: cv, Margin: m, Floor: -1}
+			for k := range order {
+				hit[k] = t.Predict(order[k]) == order[k].Expected
+			}
 			for _, mc := range covVals {
-				t := Thresholds{Confident: cv, Margin: m, MinCoverage: mc, Floor: -1}
+				t.MinCoverage = mc
 				// above[k]: correct predictions of order[k:] when all clear the floor.
 				above[len(order)] = 0
 				for k := len(order) - 1; k >= 0; k-- {
+					s := &order[k]
+					ok := hit[k]
+					if !s.Browse && s.Coverage < mc && s.Fixed != registry.NoConfidentMatch && !s.ExactHit {
+						ok = s.Expected == registry.NoConfidentMatch
+					}
 					above[k] = above[k+1]
-					if t.Predict(order[k]) == order[k].Expected {
+					if ok {
 						above[k]++
 					}
 				}
@@ -278,8 +294,11 @@ func (c *calibrator) search(confVals, marginVals, covVals []float64) {
 						f = c.def.Floor
 					}
 					acc := below[k] + above[k]
+					if acc < c.bestAcc {
+						continue
+					}
 					t.Floor = f
-					if d := c.dist(t); acc > c.bestAcc || acc == c.bestAcc && d < c.bestDist {
+					if d := c.dist(t); acc > c.bestAcc || d < c.bestDist {
 						c.bestAcc, c.bestDist, c.best = acc, d, t
 					}
 				}

@@ -6,13 +6,19 @@
 // # Basics
 //
 // A search hands rank a slice of Candidate values, one per document that any retriever
-// returned, each carrying every piece of Evidence (retriever, 1-based rank, raw score).
-// The stages run in this order, each in place on the same slice:
+// returned, each carrying every piece of Evidence (retriever, 1-based rank, raw score and
+// the floor of the retriever's list). The stages run in this order, each in place on the
+// same slice:
 //
-//	Fuse(cands, DefaultWeights())            // Σ weight(source) / (k + rank), sorted
+//	Fuse(cands, DefaultWeights())            // Σ weight(source)·relevance, sorted
 //	Rerank(cands, signals, DefaultRerankOptions())
 //	res, reason, missing := Resolve(cands, signals, thresholds)
 //	top := Diversify(cands, limit, DiversifyOptions{Ambiguous: res == registry.Ambiguous, ...})
+//
+// Fuse is score-aware reciprocal rank fusion: each retriever contributes weight/(K+1) for
+// its best candidate and, for the others, either its reciprocal rank (plain RRF) or its raw
+// score scaled between the list's floor and best (Weights.ScoreShare), so a candidate far
+// behind in a retriever's own scores gets little from it however close its rank.
 //
 // Every addend of a candidate's score is kept in Candidate.Breakdown under a stable name
 // ("rrf.lexical", "intent", "risk", ...), so an explanation can show exactly why a candidate
@@ -20,9 +26,10 @@
 //
 // # Caveats
 //
-// RRF scores are small (one retriever at rank 1 with weight 1 gives 1/61 ≈ 0.016), so every
-// rerank constant in DefaultRerankOptions is expressed on that scale; changing K or the
-// weights changes the meaning of the thresholds, which must then be calibrated again.
+// Fused scores are small (one retriever's best candidate with weight 1 gives 1/61 ≈ 0.016),
+// so every rerank constant in DefaultRerankOptions is expressed on that scale; changing K,
+// the weights or the rerank constants changes the meaning of the thresholds, which must then
+// be calibrated again (DefaultThresholds are calibrated on the seed cases for the defaults).
 //
 // The functions run on every streamed update of a search. They allocate little: slices a
 // candidate already holds are reused (Breakdown[:0], Matched*[:0]), missing capacity is

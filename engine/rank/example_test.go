@@ -12,9 +12,10 @@ func ExampleFuse() {
 		Intents: []string{"diagnose"}, SideEffect: registry.SideEffectRead, RiskLevel: registry.RiskLow}
 	update := &registry.Capability{ID: "maintenance.codex.update", ResourceType: registry.TypeAction,
 		Intents: []string{"update"}, SideEffect: registry.SideEffectWriteLocal, RiskLevel: registry.RiskMedium}
+	// Lexical ranks update first by a wide margin of BM25; semantic barely separates them.
 	cands := []rank.Candidate{
-		{Cap: update, Evidence: []rank.Source{{Retriever: rank.Lexical, Rank: 1}, {Retriever: rank.Semantic, Rank: 1}}},
-		{Cap: diagnose, Evidence: []rank.Source{{Retriever: rank.Lexical, Rank: 2}, {Retriever: rank.Semantic, Rank: 2}}},
+		{Cap: update, Evidence: []rank.Source{{Retriever: rank.Lexical, Rank: 1, Raw: 40}, {Retriever: rank.Semantic, Rank: 1, Raw: 0.45}}},
+		{Cap: diagnose, Evidence: []rank.Source{{Retriever: rank.Lexical, Rank: 2, Raw: 30}, {Retriever: rank.Semantic, Rank: 2, Raw: 0.44}}},
 	}
 	rank.Fuse(cands, rank.DefaultWeights())
 	for _, c := range cands {
@@ -27,8 +28,8 @@ func ExampleFuse() {
 		fmt.Printf("final %-28s %.4f %v\n", c.Cap.ID, c.Score, c.Breakdown[len(c.Breakdown)-1])
 	}
 	// Output:
-	// fused maintenance.codex.update     0.0361
-	// fused maintenance.codex.diagnose   0.0355
-	// final maintenance.codex.diagnose   0.0475 {intent 0.012}
-	// final maintenance.codex.update     -0.0599 {forbidden_intent -0.08}
+	// fused maintenance.codex.update     0.0262
+	// fused maintenance.codex.diagnose   0.0212
+	// final maintenance.codex.diagnose   0.0272 {intent 0.006}
+	// final maintenance.codex.update     -0.0618 {forbidden_intent -0.08}
 }

@@ -166,18 +166,14 @@ func Fuse(cands []Candidate, w Weights) {
 			if e.Rank < 1 || wt == 0 || shadowed(c.Evidence, j) {
 				continue
 			}
-			byRank := (k + 1) / (k + float64(e.Rank))
-			v := byRank
-			if alpha > 0 {
-				norm := byRank
-				if x := retrieverIndex(e.Retriever); x >= 0 {
-					if r := &ranges[x]; r.top > r.floor {
-						norm = min(max((e.Raw-r.floor)/(r.top-r.floor), 0), 1)
-					}
+			v := wt / (k + float64(e.Rank)) // reciprocal rank
+			if x := retrieverIndex(e.Retriever); alpha > 0 && x >= 0 {
+				// Scores that do not separate the list leave the reciprocal rank alone.
+				if r := &ranges[x]; r.top > r.floor {
+					norm := min(max((e.Raw-r.floor)/(r.top-r.floor), 0), 1)
+					v = (1-alpha)*v + alpha*wt*norm/(k+1)
 				}
-				v = (1-alpha)*byRank + alpha*norm
 			}
-			v *= wt / (k + 1)
 			sum += v
 			c.Breakdown = append(c.Breakdown, registry.ScoreComponent{Name: rrfName(e.Retriever), Value: v})
 		}

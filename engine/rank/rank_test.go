@@ -18,7 +18,7 @@ func TestWeightsOf(t *testing.T) {
 		name string
 		want float64
 	}{
-		{Exact, 2.0}, {Metadata, 1.4}, {Lexical, 1.2}, {Semantic, 1.0}, {Hierarchy, 0.8}, {History, 0.4}, {"bogus", 0},
+		{Exact, 2.0}, {Metadata, 0.6}, {Lexical, 1.2}, {Semantic, 0.4}, {Hierarchy, 0.8}, {History, 0.4}, {"bogus", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := w.Of(tc.name); got != tc.want {
@@ -26,8 +26,8 @@ func TestWeightsOf(t *testing.T) {
 			}
 		})
 	}
-	if w.K != 60 {
-		t.Fatalf("K = %v", w.K)
+	if w.K != 60 || w.ScoreShare != 1 {
+		t.Fatalf("K = %v, score share %v", w.K, w.ScoreShare)
 	}
 }
 
@@ -51,8 +51,9 @@ func TestFuse(t *testing.T) {
 				{"maintenance.codex.reinstall", "semantic:0"},                       // rank 0 ignored
 				{"devops.docker.ps", "hierarchy:2 hierarchy:2"},                     // exact duplicate counted once
 			},
+			// No raw scores: every retriever's scores are degenerate, so ranks decide.
 			want:    []string{"maintenance.codex.diagnose", "maintenance.codex.update", "maintenance.codex.path_repair", "devops.docker.ps", "maintenance.codex.reinstall"},
-			fused:   []float64{2.0/61 + 1.2/62, 1.2/61 + 1.0/61, 0.4/61 + 1.4/65, 0.8 / 62, 0},
+			fused:   []float64{2.0/61 + 1.2/62, 1.2/61 + 0.4/61, 0.4/61 + 0.6/65, 0.8 / 62, 0},
 			compNum: []int{2, 2, 2, 1, 0},
 		},
 		{
@@ -84,6 +85,7 @@ func TestFuse(t *testing.T) {
 			for _, c := range tc.cands {
 				cs = append(cs, cand(t, caps, c[0], c[1]))
 			}
+			tc.w.ScoreShare = 0 // plain weighted RRF
 			Fuse(cs, tc.w)
 			if got := ids(cs); !slices.Equal(got, tc.want) {
 				t.Fatalf("order %v, want %v", got, tc.want)
@@ -108,6 +110,52 @@ func TestFuse(t *testing.T) {
 			}
 		})
 	}
+	t.Run("score aware", func(t *testing.T) {
+		// lexical: update 75 (rank 1), diagnose 21 (rank 2), path_repair 3 (rank 3), cut at 3
+		// with floor 3; semantic: rank order reversed, scores close together.
+		src := func(name string, rank int, raw, floor float64) Source {
+			return Source{Retriever: name, Rank: rank, Raw: raw, Floor: floor}
+		}
+		cs := []Candidate{
+			{Cap: caps["maintenance.codex.update"], Evidence: []Source{src(Lexical, 1, 75, 3), src(Semantic, 3, 0.40, 0)}},
+			{Cap: caps["maintenance.codex.diagnose"], Evidence: []Source{src(Lexical, 2, 21, 3), src(Semantic, 2, 0.42, 0)}},
+			{Cap: caps["maintenance.codex.path_repair"], Evidence: []Source{src(Lexical, 3, 3, 3), src(Semantic, 1, 0.44, 0)}},
+		}
+		w := Weights{Lexical: 1.2, Semantic: 0.4, K: 60, ScoreShare: 1}
+		Fuse(cs, w)
+		want := map[string]float64{
+			"maintenance.codex.update":      1.2/61 + 0.4*(0.40/0.44)/61,
+			"maintenance.codex.diagnose":    1.2*(18.0/72)/61 + 0.4*(0.42/0.44)/61,
+			"maintenance.codex.path_repair": 0 + 0.4/61,
+		}
+		if got := ids(cs); !slices.Equal(got, []string{"maintenance.codex.update", "maintenance.codex.diagnose", "maintenance.codex.path_repair"}) {
+			t.Fatalf("order %v", got)
+		}
+		for i := range cs {
+			if math.Abs(cs[i].Fused-want[cs[i].Cap.ID]) > eps {
+				t.Errorf("%s: fused %v, want %v", cs[i].Cap.ID, cs[i].Fused, want[cs[i].Cap.ID])
+			}
+		}
+		// Plain RRF keeps the rank-1 lexical lead small: ranks 1 and 2 differ by 1.2/61-1.2/62.
+		w.ScoreShare = 0
+		Fuse(cs, w)
+		if d := cs[0].Fused - cs[1].Fused; d > 0.001 {
+			t.Errorf("plain RRF gap %v", d)
+		}
+		// Half and half mixes the two.
+		w.ScoreShare = 0.5
+		Fuse(cs, w)
+		for i := range cs {
+			if cs[i].Cap.ID != "maintenance.codex.diagnose" {
+				continue
+			}
+			rrf := 1.2/62 + 0.4/62
+			score := 1.2*(18.0/72)/61 + 0.4*(0.42/0.44)/61
+			if want := (rrf + score) / 2; math.Abs(cs[i].Fused-want) > eps {
+				t.Errorf("half: fused %v, want %v", cs[i].Fused, want)
+			}
+		}
+	})
 	t.Run("breakdown names", func(t *testing.T) {
 		cs := []Candidate{cand(t, caps, "maintenance.codex.diagnose", "exact:1 lexical:2")}
 		Fuse(cs, DefaultWeights())
@@ -266,10 +314,10 @@ func TestRerankComponents(t *testing.T) {
 		want float64
 	}{
 		{"forbidden", up, CompForbidden, -0.080},
-		{"risk with caution", up, CompRisk, -(0.002 + 0.002) * 4},
+		{"risk with caution", up, CompRisk, -(0.0005 + 0.0005) * 8},
 		{"availability", up, CompAvailability, -0.002},
 		{"when_not_to_use (5 of 6 terms)", up, CompWhenNotToUse, -0.030 * 5 / 6},
-		{"intent", dg, CompIntent, 0.012},
+		{"intent", dg, CompIntent, 0.006},
 		{"read-only risk", dg, CompRisk, 0},
 		{"no forbidden on diagnose", dg, CompForbidden, 0},
 	}
@@ -353,7 +401,7 @@ func scored(tb testing.TB, caps map[string]*registry.Capability, spec ...any) []
 			tb.Fatalf("no cap %v", spec[i])
 		}
 		s := spec[i+1].(float64)
-		cs = append(cs, Candidate{Cap: c, Fused: s, Score: s, Availability: registry.Available})
+		cs = append(cs, Candidate{Cap: c, Fused: s, Score: s, Availability: registry.Available, Coverage: 1})
 	}
 	return cs
 }
@@ -371,10 +419,10 @@ func TestDiversify(t *testing.T) {
 		caps[c.ID] = c
 	}
 	def := DefaultDiversifyOptions()
-	strict := def
-	strict.Strict = true
 	amb := def
 	amb.Ambiguous = true
+	strict := amb
+	strict.Strict = true
 	tests := []struct {
 		name  string
 		cands []Candidate
@@ -383,17 +431,24 @@ func TestDiversify(t *testing.T) {
 		want  []string
 	}{
 		{
-			name: "at most three per pack",
+			name: "ambiguous: at most three per pack",
+			cands: scored(t, caps, "maintenance.codex.diagnose", 0.09, "maintenance.codex.path_repair", 0.08,
+				"maintenance.codex.update", 0.07, "maintenance.codex.reinstall", 0.065, "devops.docker.ps", 0.05, "devops.npm.update", 0.04),
+			limit: 5, opts: amb,
+			want: []string{"maintenance.codex.diagnose", "maintenance.codex.path_repair", "maintenance.codex.update", "devops.docker.ps", "devops.npm.update"},
+		},
+		{
+			name: "confident: ranked by relevance, no pack cap",
 			cands: scored(t, caps, "maintenance.codex.diagnose", 0.09, "maintenance.codex.path_repair", 0.08,
 				"maintenance.codex.update", 0.07, "maintenance.codex.reinstall", 0.065, "devops.docker.ps", 0.05, "devops.npm.update", 0.04),
 			limit: 5, opts: def,
-			want: []string{"maintenance.codex.diagnose", "maintenance.codex.path_repair", "maintenance.codex.update", "devops.docker.ps", "devops.npm.update"},
+			want: []string{"maintenance.codex.diagnose", "maintenance.codex.path_repair", "maintenance.codex.update", "maintenance.codex.reinstall", "devops.docker.ps"},
 		},
 		{
 			name: "pack cap relaxed to fill the list",
 			cands: scored(t, caps, "maintenance.codex.diagnose", 0.09, "maintenance.codex.path_repair", 0.08,
 				"maintenance.codex.update", 0.07, "maintenance.codex.reinstall", 0.065),
-			limit: 4, opts: def,
+			limit: 4, opts: amb,
 			want: []string{"maintenance.codex.diagnose", "maintenance.codex.path_repair", "maintenance.codex.update", "maintenance.codex.reinstall"},
 		},
 		{
@@ -406,7 +461,7 @@ func TestDiversify(t *testing.T) {
 		{
 			name:  "at most two per primary intent",
 			cands: scored(t, caps, "x.a.upd1", 0.09, "x.b.upd2", 0.08, "x.c.upd3", 0.07, "devops.docker.ps", 0.02),
-			limit: 3, opts: def,
+			limit: 3, opts: amb,
 			want: []string{"x.a.upd1", "x.b.upd2", "devops.docker.ps"},
 		},
 		{
@@ -448,17 +503,24 @@ func TestDiversify(t *testing.T) {
 			want: []string{"maintenance.codex.update", "maintenance.codex.path_repair", "devops.npm.update"},
 		},
 		{
-			name: "close leaves replaced by their pack",
+			name: "close leaves folded into their pack after the best",
+			cands: scored(t, caps, "maintenance.codex.diagnose", 0.050, "maintenance.codex.path_repair", 0.049,
+				"maintenance.codex.update", 0.047, "devops.docker.ps", 0.03, "maintenance.codex", 0.02),
+			limit: 5, opts: amb,
+			want: []string{"maintenance.codex.diagnose", "maintenance.codex", "devops.docker.ps"},
+		},
+		{
+			name: "confident: close leaves stay",
 			cands: scored(t, caps, "maintenance.codex.diagnose", 0.050, "maintenance.codex.path_repair", 0.049,
 				"maintenance.codex.update", 0.047, "devops.docker.ps", 0.03, "maintenance.codex", 0.02),
 			limit: 5, opts: def,
-			want: []string{"maintenance.codex", "devops.docker.ps"},
+			want: []string{"maintenance.codex.diagnose", "maintenance.codex.path_repair", "maintenance.codex.update", "devops.docker.ps", "maintenance.codex"},
 		},
 		{
 			name: "spread leaves stay",
 			cands: scored(t, caps, "maintenance.codex.diagnose", 0.070, "maintenance.codex.path_repair", 0.049,
 				"maintenance.codex.update", 0.047, "devops.docker.ps", 0.03, "maintenance.codex", 0.02),
-			limit: 5, opts: def,
+			limit: 5, opts: amb,
 			want: []string{"maintenance.codex.diagnose", "maintenance.codex.path_repair", "maintenance.codex.update", "devops.docker.ps", "maintenance.codex"},
 		},
 		{
@@ -491,9 +553,9 @@ func TestDiversify(t *testing.T) {
 	t.Run("pack lifted and explained", func(t *testing.T) {
 		cs := scored(t, caps, "maintenance.codex.diagnose", 0.050, "maintenance.codex.path_repair", 0.049,
 			"maintenance.codex.update", 0.047, "maintenance.codex", 0.02)
-		got := Diversify(cs, 5, def)
-		if got[0].Score != 0.050 || math.Abs(component(&got[0], CompPack)-0.030) > eps {
-			t.Fatalf("pack score %v breakdown %v", got[0].Score, got[0].Breakdown)
+		got := Diversify(cs, 5, amb)
+		if got[1].Cap.ID != "maintenance.codex" || got[1].Score != 0.049 || math.Abs(component(&got[1], CompPack)-0.029) > eps {
+			t.Fatalf("pack %s score %v breakdown %v", got[1].Cap.ID, got[1].Score, got[1].Breakdown)
 		}
 	})
 }
@@ -504,6 +566,7 @@ func TestResolve(t *testing.T) {
 	th := DefaultThresholds()
 	withEv := func(cs []Candidate, i int, spec string) []Candidate { cs[i].Evidence = ev(t, spec); return cs }
 	withAv := func(cs []Candidate, i int, a registry.Availability) []Candidate { cs[i].Availability = a; return cs }
+	withCov := func(cs []Candidate, i int, c float64) []Candidate { cs[i].Coverage = c; return cs }
 	tests := []struct {
 		name    string
 		cands   []Candidate
@@ -514,10 +577,10 @@ func TestResolve(t *testing.T) {
 	}{
 		{name: "nothing", res: registry.NoConfidentMatch, reason: ReasonNoMatch},
 		{name: "nothing, policy hides", sig: Signals{PolicyHidden: true}, res: registry.NoConfidentMatch, reason: ReasonPolicyHidden},
-		{name: "below floor", cands: scored(t, caps, "maintenance.codex.diagnose", 0.02), res: registry.NoConfidentMatch, reason: ReasonNoMatch},
+		{name: "below floor", cands: scored(t, caps, "maintenance.codex.diagnose", 0.015), res: registry.NoConfidentMatch, reason: ReasonNoMatch},
 		{
 			name:  "exact hit is confident whatever the score",
-			cands: withEv(scored(t, caps, "maintenance.codex.diagnose", 0.02, "maintenance.codex.update", 0.019), 0, "exact:1"),
+			cands: withEv(scored(t, caps, "maintenance.codex.diagnose", 0.01, "maintenance.codex.update", 0.009), 0, "exact:1"),
 			res:   registry.Confident,
 		},
 		{
@@ -531,23 +594,30 @@ func TestResolve(t *testing.T) {
 			res:   registry.Confident,
 		},
 		{
-			name:    "close: which tool",
-			cands:   scored(t, caps, "maintenance.codex.diagnose", 0.070, "devops.docker.ps", 0.068, "devops.npm.update", 0.066),
+			name:    "tied: which tool",
+			cands:   scored(t, caps, "maintenance.codex.diagnose", 0.070, "devops.docker.ps", 0.070, "devops.npm.update", 0.070),
 			res:     registry.Ambiguous,
 			missing: []string{"which tool: codex, docker or npm?", "read only or change?", "which action: diagnose, list or update?"},
 		},
 		{
-			name:    "close, chinese",
-			cands:   scored(t, caps, "maintenance.codex.diagnose", 0.070, "maintenance.codex.update", 0.069),
+			name:    "tied, chinese",
+			cands:   scored(t, caps, "maintenance.codex.diagnose", 0.070, "maintenance.codex.update", 0.070),
 			sig:     Signals{Lang: "zh"},
 			res:     registry.Ambiguous,
 			missing: []string{"只读查看还是修改？", "哪个操作：diagnose 还是 update？"},
 		},
 		{
-			name:    "weak but clear",
+			name:    "vague request",
 			cands:   scored(t, caps, "maintenance.codex.diagnose", 0.040, "maintenance.codex.update", 0.020),
+			sig:     Signals{Vague: true},
 			res:     registry.Ambiguous,
 			missing: []string{"more detail: is 诊断 Codex 安装与路径冲突 what you want?"},
+		},
+		{
+			name:  "vague request inside a scope",
+			cands: scored(t, caps, "maintenance.codex.diagnose", 0.040, "maintenance.codex.update", 0.020),
+			sig:   Signals{Vague: true, Scope: "maintenance.codex"},
+			res:   registry.Confident,
 		},
 		{
 			name:    "pack at the top",
@@ -556,10 +626,48 @@ func TestResolve(t *testing.T) {
 			missing: []string{"which capability in maintenance.codex: diagnose or update?"},
 		},
 		{
+			name:    "pack alone",
+			cands:   scored(t, caps, "maintenance.codex", 0.09),
+			res:     registry.Ambiguous,
+			missing: []string{"which capability in maintenance.codex?"},
+		},
+		{
 			name:  "browse",
 			cands: scored(t, caps, "devops.docker.ps", 0.09, "devops.docker.prune", 0.05),
 			sig:   Signals{Browse: true},
 			res:   registry.Ambiguous,
+		},
+		{
+			name:   "best covers too little of the query",
+			cands:  withCov(scored(t, caps, "maintenance.codex.diagnose", 0.09, "maintenance.codex.update", 0.05), 0, 0.1),
+			res:    registry.NoConfidentMatch,
+			reason: ReasonNoMatch,
+		},
+		{
+			name:  "coverage does not bound a browse",
+			cands: withCov(scored(t, caps, "devops.docker", 0.09, "devops.docker.ps", 0.05), 0, 0.05),
+			sig:   Signals{Browse: true},
+			res:   registry.Ambiguous,
+		},
+		{
+			name:   "ids written but none visible",
+			cands:  scored(t, caps, "devops.docker.ps", 0.09, "devops.docker", 0.05),
+			sig:    Signals{IDs: []string{"devops.docker.prune"}},
+			res:    registry.NoConfidentMatch,
+			reason: ReasonNoMatch,
+		},
+		{
+			name:   "ids written, hidden by the request's own filters",
+			cands:  scored(t, caps, "devops.docker.ps", 0.09),
+			sig:    Signals{IDs: []string{"devops.docker.prune"}, PolicyHidden: true},
+			res:    registry.NoConfidentMatch,
+			reason: ReasonPolicyHidden,
+		},
+		{
+			name:  "ids written and found, not first",
+			cands: withEv(scored(t, caps, "devops.docker.ps", 0.09, "devops.docker.prune", 0.05), 1, "exact:1"),
+			sig:   Signals{IDs: []string{"devops.docker.prune"}},
+			res:   registry.Confident,
 		},
 		{
 			name:   "best unavailable",
@@ -574,11 +682,9 @@ func TestResolve(t *testing.T) {
 			reason: ReasonIncompatible,
 		},
 		{
-			name:    "missing credentials named",
-			cands:   withAv(scored(t, caps, "x.gh", 0.09), 0, registry.MissingCredentials),
-			res:     registry.NoConfidentMatch,
-			reason:  ReasonUnavailable,
-			missing: []string{"credentials: github_token"},
+			name:  "missing credentials is still the match",
+			cands: withAv(scored(t, caps, "x.gh", 0.09), 0, registry.MissingCredentials),
+			res:   registry.Confident,
 		},
 		{
 			name:  "unusable top, usable runner-up decides",
@@ -612,12 +718,13 @@ func TestResolve(t *testing.T) {
 }
 
 func TestCalibrate(t *testing.T) {
-	truth := Thresholds{Floor: 0.031, Confident: 0.062, Margin: 0.011}
+	truth := Thresholds{Floor: 0.031, Confident: 0.062, Margin: 0.011, MinCoverage: 0.3}
 	gen := func(r *rand.Rand, n int) []Sample {
 		var out []Sample
 		for i := 0; i < n; i++ {
 			top := r.Float64() * 0.1
-			s := Sample{TopScore: top, SecondScore: top - r.Float64()*0.03, ExactHit: r.IntN(20) == 0}
+			s := Sample{TopScore: top, SecondScore: top - r.Float64()*0.03, ExactHit: r.IntN(20) == 0,
+				Coverage: r.Float64(), Browse: r.IntN(15) == 0}
 			switch r.IntN(10) {
 			case 0:
 				s.Fixed = registry.Ambiguous
@@ -630,15 +737,16 @@ func TestCalibrate(t *testing.T) {
 		return out
 	}
 	r := rand.New(rand.NewPCG(1, 2))
-	train, test := gen(r, 600), gen(r, 2000)
+	train, test := gen(r, 400), gen(r, 2000)
 	got := Calibrate(train)
-	if got.Score(train) != 1 || got.Accuracy != 1 || got.Samples != 600 {
+	if got.Score(train) != 1 || got.Accuracy != 1 || got.Samples != 400 {
 		t.Fatalf("train accuracy %v (%+v)", got.Score(train), got)
 	}
 	if acc := got.Score(test); acc < 0.97 {
 		t.Fatalf("held-out accuracy %v with %+v (truth %+v)", acc, got, truth)
 	}
-	if math.Abs(got.Floor-truth.Floor) > 0.003 || math.Abs(got.Confident-truth.Confident) > 0.003 || math.Abs(got.Margin-truth.Margin) > 0.003 {
+	if math.Abs(got.Floor-truth.Floor) > 0.003 || math.Abs(got.Confident-truth.Confident) > 0.003 || math.Abs(got.Margin-truth.Margin) > 0.003 ||
+		math.Abs(got.MinCoverage-truth.MinCoverage) > 0.03 {
 		t.Fatalf("thresholds %+v far from truth %+v", got, truth)
 	}
 	t.Run("noisy labels never worse than defaults", func(t *testing.T) {
@@ -663,14 +771,15 @@ func TestCalibrate(t *testing.T) {
 		s := []Sample{{TopScore: 0.5, ExactHit: true, Expected: registry.Confident}}
 		got := Calibrate(s)
 		d := DefaultThresholds()
-		if math.Abs(got.Floor-d.Floor) > 0.01 || math.Abs(got.Confident-d.Confident) > 0.01 || math.Abs(got.Margin-d.Margin) > 0.01 {
+		if math.Abs(got.Floor-d.Floor) > 0.01 || math.Abs(got.Confident-d.Confident) > 0.01 || math.Abs(got.Margin-d.Margin) > 0.01 ||
+			math.Abs(got.MinCoverage-d.MinCoverage) > 0.05 {
 			t.Fatalf("got %+v, want near %+v", got, d)
 		}
 	})
 }
 
 func TestThresholdsJSON(t *testing.T) {
-	in := Thresholds{Floor: 0.03, Confident: 0.05, Margin: 0.006, Samples: 12, Accuracy: 0.91}
+	in := Thresholds{Floor: 0.03, Confident: 0.05, Margin: 0.006, MinCoverage: 0.2, Samples: 12, Accuracy: 0.91}
 	b, err := in.Encode()
 	if err != nil {
 		t.Fatal(err)
@@ -679,7 +788,7 @@ func TestThresholdsJSON(t *testing.T) {
 	if err != nil || out != in {
 		t.Fatalf("round trip %+v, %v", out, err)
 	}
-	for _, bad := range []string{``, `{`, `[]`, `{"floor":-1}`, `{"floor":0.1,"bogus":1}`, `{"accuracy":2}`, `{"samples":-3}`} {
+	for _, bad := range []string{``, `{`, `[]`, `{"floor":-1}`, `{"floor":0.1,"bogus":1}`, `{"accuracy":2}`, `{"samples":-3}`, `{"min_coverage":1.5}`, `{"min_coverage":-0.1}`} {
 		t.Run(bad, func(t *testing.T) {
 			if _, err := DecodeThresholds([]byte(bad)); err == nil {
 				t.Fatalf("accepted %q", bad)

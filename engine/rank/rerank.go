@@ -46,11 +46,12 @@ type Signals struct {
 	PolicyHidden bool
 }
 
-// RerankOptions holds the rerank constants. They are on the scale of RRF scores: with
-// K = 60 a single retriever at rank 1 contributes weight/61 (0.016 for weight 1.0), and the
-// gap between ranks 1 and 2 of one retriever is about weight/3700 (0.0003). A bonus of 0.01
-// therefore outweighs a few ranks of agreement between retrievers but not a retriever's
-// whole contribution. The zero value disables every adjustment; use DefaultRerankOptions.
+// RerankOptions holds the rerank constants. They are on the scale of the fused score: with
+// K = 60 a retriever's best candidate contributes weight/61 (0.020 for lexical, 0.0066 for
+// semantic with the default weights), and a candidate at half the best BM25 score gets half
+// of that. A bonus of 0.01 therefore outweighs a clear lead in one retriever's scores but
+// not a retriever's whole contribution. The zero value disables every adjustment; use
+// DefaultRerankOptions.
 type RerankOptions struct {
 	// IntentBonus is added per matched intent, for at most MaxIntents matches.
 	// Default 0.006 (a third of lexical's best contribution: the query's intents are
@@ -97,6 +98,11 @@ type RerankOptions struct {
 	// CautionConstraints default to read_first, dry_run, read_only.
 	CautionConstraints []string
 	// ReadIntents are the intents that only read; default DefaultReadIntents().
+	//
+	// Deprecated: Rerank no longer raises the risk penalty for queries whose intents all
+	// read. Measured on the public catalogues of ../shared/eval, whose side effects are
+	// inferred from tool names, it cost recall; caution now comes only from constraints and
+	// forbidden intents. The field is kept for callers that still set it.
 	ReadIntents []string
 	// ScopeBonus is added to candidates inside Signals.Scope (the scope itself included).
 	// Default 0.004.
@@ -110,9 +116,10 @@ type RerankOptions struct {
 	// subtracted from them otherwise: a recipe shows the steps, an action takes them.
 	// Default 0.004.
 	RecipeBias float64
-	// Terms supplies the analysed when_to_use and when_not_to_use entries of each
-	// capability. Nil falls back to substring tests of the query terms in the raw text,
-	// which is slower and cruder.
+	// Terms supplies the analysed when_to_use, when_not_to_use and alias entries and the
+	// descriptive text of each capability (Candidate.Coverage). Nil falls back to substring
+	// tests of the query terms in the raw when_to_use text, gives no alias bonus and leaves
+	// Coverage at 1 (unknown).
 	Terms *TermCache
 }
 
@@ -177,8 +184,9 @@ const (
 //	± RecipeBias for recipes: added for a how-to question, subtracted otherwise
 //	− availability penalty (context fit)
 //	− risk penalty: (SideEffectPenalty·side-effect level + RiskPenalty·risk level), times
-//	  CautionFactor when the query asks for caution; zero when the user explicitly asks for
-//	  a write and the capability's intents match the query's
+//	  CautionFactor when the query asks for caution (a caution constraint or a forbidden
+//	  intent, no explicit write); zero when the user explicitly asks for a write and the
+//	  capability's intents match the query's
 //	− WhenNotToUsePenalty·coverage(best when_not_to_use entry) when coverage ≥ WhenNotToUseMin
 //	− ForbiddenPenalty when the capability's intents meet Signals.Forbidden
 //

@@ -25,9 +25,9 @@ const (
 //     asked for: no_confident_match;
 //   - the top score below t.Floor: no_confident_match, reason no_match;
 //   - no usable candidate among those above the floor: no_confident_match with reason
-//     incompatible (when the top one is incompatible) or unavailable, and missing naming
-//     absent credentials when that is why (a candidate only missing credentials counts as
-//     usable: it is the right match, and its availability says what the caller must add);
+//     incompatible (when the top one is incompatible) or unavailable (a candidate only
+//     missing credentials counts as usable: it is the right match, and its availability
+//     tells the caller what to supply);
 //   - otherwise, with the best usable candidate b and the next usable one:
 //     b's Coverage below t.MinCoverage (outside a browse): no_confident_match, reason
 //     no_match — the best candidate speaks to too little of the request;
@@ -79,10 +79,7 @@ func Resolve(cands []Candidate, s Signals, t Thresholds) (res registry.Resolutio
 		if top.Availability == registry.Incompatible {
 			reason = ReasonIncompatible
 		}
-		if top.Availability == registry.MissingCredentials && len(top.Cap.Requirements.Credentials) > 0 {
-			missing = []string{label(s.Lang, "credentials: ", "凭据：") + strings.Join(top.Cap.Requirements.Credentials, ", ")}
-		}
-		return registry.NoConfidentMatch, reason, missing
+		return registry.NoConfidentMatch, reason, nil
 	}
 	second := 0.0
 	if next >= 0 {

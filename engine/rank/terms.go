@@ -3,8 +3,10 @@ package rank
 import (
 	"github.com/capdex/capdex/index/text"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -28,86 +30,120 @@ type TermCache struct {
 	maxIDF float32
 }
 
-// descriptiveTexts calls fn with the texts that say what a capability is for: its id
+// idWords turns an id's separators into spaces ("maintenance.codex.path_repair").
+var idWords = strings.NewReplacer(".", " ", "_", " ", "-", " ", ":", " ")
+
+// descriptiveText joins, one a line, the texts that say what a capability is for: its id
 // words, title, aliases, summary, when_to_use, intents, entities, symptoms, tags, domain
 // and scenarios. Schemas, guidance and steps are left out: they describe how, not what.
-func descriptiveTexts(c *registry.Capability, fn func(string)) {
-	fn(strings.NewReplacer(".", " ", "_", " ", "-", " ").Replace(c.ID))
-	fn(c.Title)
-	for _, x := range c.Aliases {
-		fn(x)
+func descriptiveText(sb *strings.Builder, c *registry.Capability) string {
+	sb.Reset()
+	line := func(s string) {
+		if s != "" {
+			sb.WriteString(s)
+			sb.WriteByte('\n')
+		}
 	}
-	fn(c.Summary)
+	line(idWords.Replace(c.ID))
+	line(c.Title)
+	for _, x := range c.Aliases {
+		line(x)
+	}
+	line(c.Summary)
 	for _, x := range c.WhenToUse {
-		fn(x)
+		line(x)
 	}
 	for _, list := range [][]string{c.Intents, c.Entities, c.Symptoms, c.Tags, c.Scenarios} {
 		for _, x := range list {
-			fn(strings.ReplaceAll(x, "_", " "))
+			line(idWords.Replace(x))
 		}
 	}
-	fn(c.Domain)
+	line(c.Domain)
+	return sb.String()
+}
+
+// analysed is what NewTermCache's parallel pass gets from one capability.
+type analysed struct {
+	use, notUse [][]string
+	alias       []string
+	text        []string
 }
 
 // NewTermCache analyses the entries of caps, whose positions are their docIDs (as in
 // registry.Snapshot.Caps). analyze should return the same kind of terms as the query's
-// Signals.Terms (for example text.Analyze plus "~"-prefixed concept names).
+// Signals.Terms (for example text.Analyze plus "~"-prefixed concept names) and be safe for
+// concurrent use: the capabilities are analysed on every core, then their terms numbered.
 func NewTermCache(caps []*registry.Capability, analyze func(string) []string) *TermCache {
 	t := &TermCache{caps: caps, ids: make(map[string]uint32), use: make([][][]uint32, len(caps)),
-		notUse: make([][][]uint32, len(caps)), alias: make([][]string, len(caps))}
-	prep := func(entries []string) [][]uint32 {
-		if len(entries) == 0 {
+		notUse: make([][][]uint32, len(caps)), alias: make([][]string, len(caps)), text: make([][]uint32, len(caps))}
+	// Pass 1, in parallel: analyse, in chunks so the temporary terms stay small.
+	const chunk = 4096
+	res := make([]analysed, min(chunk, len(caps)))
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(res)))
+	var df []uint32
+	var buf []uint32
+	number := func(terms []string, dst []uint32) []uint32 {
+		for _, x := range terms {
+			id, ok := t.ids[x]
+			if !ok {
+				id = uint32(len(t.ids))
+				t.ids[strings.Clone(x)] = id
+			}
+			dst = append(dst, id)
+		}
+		slices.Sort(dst)
+		return slices.Compact(dst)
+	}
+	entries := func(list [][]string) [][]uint32 {
+		if len(list) == 0 {
 			return nil
 		}
-		out := make([][]uint32, 0, len(entries))
-		for _, e := range entries {
-			ts := analyze(e)
-			nums := make([]uint32, 0, len(ts))
-			for _, x := range ts {
-				id, ok := t.ids[x]
-				if !ok {
-					id = uint32(len(t.ids))
-					t.ids[strings.Clone(x)] = id
-				}
-				nums = append(nums, id)
-			}
-			slices.Sort(nums)
-			out = append(out, slices.Clip(slices.Compact(nums)))
+		out := make([][]uint32, len(list))
+		for i, terms := range list {
+			out[i] = slices.Clip(number(terms, make([]uint32, 0, len(terms))))
 		}
 		return out
 	}
-	t.text = make([][]uint32, len(caps))
-	var df []uint32
-	var buf []uint32
-	for i, c := range caps {
-		t.use[i] = prep(ownEntries(c.WhenToUse, c.Summary))
-		t.notUse[i] = prep(c.WhenNotToUse)
-		for _, a := range c.Aliases {
-			if k := PhraseKey(a); phraseWords(k) >= 2 {
-				t.alias[i] = append(t.alias[i], k)
-			}
-		}
-		buf = buf[:0]
-		descriptiveTexts(c, func(s string) {
-			if s == "" {
-				return
-			}
-			for _, x := range analyze(s) {
-				id, ok := t.ids[x]
-				if !ok {
-					id = uint32(len(t.ids))
-					t.ids[strings.Clone(x)] = id
+	for base := 0; base < len(caps); base += chunk {
+		part := caps[base:min(base+chunk, len(caps))]
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var sb strings.Builder
+				for i := w; i < len(part); i += workers {
+					c := part[i]
+					a := analysed{text: analyze(descriptiveText(&sb, c))}
+					for _, e := range ownEntries(c.WhenToUse, c.Summary) {
+						a.use = append(a.use, analyze(e))
+					}
+					for _, e := range c.WhenNotToUse {
+						a.notUse = append(a.notUse, analyze(e))
+					}
+					for _, al := range c.Aliases {
+						if k := PhraseKey(al); phraseWords(k) >= 2 {
+							a.alias = append(a.alias, k)
+						}
+					}
+					res[i] = a
 				}
-				buf = append(buf, id)
+			}()
+		}
+		wg.Wait()
+		// Pass 2, in order: number the terms and count document frequencies.
+		for i := range part {
+			d, a := base+i, &res[i]
+			t.use[d], t.notUse[d], t.alias[d] = entries(a.use), entries(a.notUse), a.alias
+			buf = number(a.text, buf[:0])
+			t.text[d] = slices.Clone(buf)
+			for _, id := range buf {
+				for int(id) >= len(df) {
+					df = append(df, 0)
+				}
+				df[id]++
 			}
-		})
-		slices.Sort(buf)
-		t.text[i] = slices.Clone(slices.Compact(buf))
-		for _, id := range t.text[i] {
-			for int(id) >= len(df) {
-				df = append(df, 0)
-			}
-			df[id]++
+			*a = analysed{}
 		}
 	}
 	n := float64(len(caps))
@@ -124,7 +160,7 @@ func NewTermCache(caps []*registry.Capability, analyze func(string) []string) *T
 	return t
 }
 
-// QueryWeight returns the idf-weighted size of a query's terms: the denominator of
+// queryWeight returns the idf-weighted size of a query's terms: the denominator of
 // Candidate.Coverage. Terms no capability uses weigh the most.
 func (t *TermCache) queryWeight(terms []string) float64 {
 	if t == nil {

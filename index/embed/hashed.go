@@ -158,8 +158,14 @@ func (h *Hashed) EmbedSparse(s string) SparseVector {
 	st.feats = feats
 	v := finish(&st.feats, &st.tmp, h.bits)
 	st.feats = st.feats[:0]
+	if cap(st.feats) > maxPooledFeats || cap(st.tmp) > maxPooledFeats { // a huge text: do not pin its buffers
+		st.feats, st.tmp = make([]feat, 0, 256), nil
+	}
 	return v
 }
+
+// maxPooledFeats bounds the feature buffers a pooled scratch keeps (128 KiB each).
+const maxPooledFeats = 1 << 14
 
 // gramFeatures appends the character n-grams of a folded word wrapped as "<word>".
 func (h *Hashed) gramFeatures(feats []feat, st *hashedScratch, word []byte) []feat {
