@@ -139,7 +139,6 @@ func (e *Engine) init(ctx context.Context) error {
 		e.weights = *o.Weights
 	}
 	e.rerank = rank.DefaultRerankOptions()
-	e.rerank.ReadIntents = query.ReadIntents()
 	if o.Rerank != nil {
 		e.rerank = *o.Rerank
 	}

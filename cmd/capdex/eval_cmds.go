@@ -151,7 +151,7 @@ func cmdCalibrate(ctx context.Context, env *cliEnv, args []string) error {
 	if c.json {
 		return printJSON(env.stdout, t)
 	}
-	fmt.Fprintf(env.stdout, "thresholds: floor %.4f confident %.4f margin %.4f; accuracy %.3f on %d samples", t.Floor, t.Confident, t.Margin, t.Accuracy, t.Samples)
+	fmt.Fprintf(env.stdout, "thresholds: floor %.4f confident %.4f margin %.4f min_coverage %.3f; accuracy %.3f on %d samples", t.Floor, t.Confident, t.Margin, t.MinCoverage, t.Accuracy, t.Samples)
 	if *dry {
 		fmt.Fprintln(env.stdout, " (dry run: not stored)")
 	} else {
