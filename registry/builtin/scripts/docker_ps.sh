@@ -8,43 +8,9 @@ set -u
 PATH=${PATH:-/usr/local/bin:/usr/bin:/bin}
 export PATH
 
-ARGS='{}'
-if [ ! -t 0 ]; then ARGS=$(cat) || ARGS='{}'; fi
-ARGS=$(printf '%s\n' "$ARGS" | tr '\n\r\t' '   ')
+. "$(dirname "$0")/lib.sh"
+read_args
 
-# arg_bool NAME DEFAULT: a boolean argument.
-arg_bool() {
-	if printf '%s\n' "$ARGS" | grep -Eq "\"$1\"[[:space:]]*:[[:space:]]*true"; then
-		echo true
-	elif printf '%s\n' "$ARGS" | grep -Eq "\"$1\"[[:space:]]*:[[:space:]]*false"; then
-		echo false
-	else
-		echo "$2"
-	fi
-}
-# js VALUE: VALUE as a JSON string (one line, control characters dropped).
-js() {
-	printf '"%s"' "$(printf '%s' "$1" | tr '\011\012' '  ' | LC_ALL=C tr -d '\000-\010\013-\037' |
-		sed -e 's/\\/\\\\/g' -e 's/"/\\"/g')"
-}
-# run_to SECONDS CMD...: CMD under a time limit when timeout(1) exists.
-run_to() {
-	t=$1
-	shift
-	if command -v timeout >/dev/null 2>&1; then timeout "$t" "$@"; else "$@"; fi
-}
-
-
-# docker_state: sets installed, daemon and server_version; the daemon gets 5 seconds to answer.
-installed=false
-daemon=false
-server_version=''
-docker_state() {
-	command -v docker >/dev/null 2>&1 || return 0
-	installed=true
-	server_version=$(run_to 5 docker version --format '{{.Server.Version}}' 2>/dev/null | head -n 1)
-	if [ -n "$server_version" ]; then daemon=true; fi
-}
 docker_state
 
 all=$(arg_bool all false)

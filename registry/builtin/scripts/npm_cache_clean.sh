@@ -9,36 +9,8 @@ set -u
 PATH=${PATH:-/usr/local/bin:/usr/bin:/bin}
 export PATH
 
-ARGS='{}'
-if [ ! -t 0 ]; then ARGS=$(cat) || ARGS='{}'; fi
-ARGS=$(printf '%s\n' "$ARGS" | tr '\n\r\t' '   ')
-
-# arg_bool NAME DEFAULT: a boolean argument.
-arg_bool() {
-	if printf '%s\n' "$ARGS" | grep -Eq "\"$1\"[[:space:]]*:[[:space:]]*true"; then
-		echo true
-	elif printf '%s\n' "$ARGS" | grep -Eq "\"$1\"[[:space:]]*:[[:space:]]*false"; then
-		echo false
-	else
-		echo "$2"
-	fi
-}
-# js VALUE: VALUE as a JSON string (one line, control characters dropped).
-js() {
-	printf '"%s"' "$(printf '%s' "$1" | tr '\011\012' '  ' | LC_ALL=C tr -d '\000-\010\013-\037' |
-		sed -e 's/\\/\\\\/g' -e 's/"/\\"/g')"
-}
-# jsn VALUE: a JSON string, or null when VALUE is empty.
-jsn() {
-	if [ -n "$1" ]; then js "$1"; else printf null; fi
-}
-# run_to SECONDS CMD...: CMD under a time limit when timeout(1) exists.
-run_to() {
-	t=$1
-	shift
-	if command -v timeout >/dev/null 2>&1; then timeout "$t" "$@"; else "$@"; fi
-}
-
+. "$(dirname "$0")/lib.sh"
+read_args
 
 dry_run=$(arg_bool dry_run true)
 # size_kb DIR: disk use of DIR in KiB (0 when absent).

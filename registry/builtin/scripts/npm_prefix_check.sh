@@ -8,31 +8,8 @@ set -u
 PATH=${PATH:-/usr/local/bin:/usr/bin:/bin}
 export PATH
 
-ARGS='{}'
-if [ ! -t 0 ]; then ARGS=$(cat) || ARGS='{}'; fi
-ARGS=$(printf '%s\n' "$ARGS" | tr '\n\r\t' '   ')
-
-# js VALUE: VALUE as a JSON string (one line, control characters dropped).
-js() {
-	printf '"%s"' "$(printf '%s' "$1" | tr '\011\012' '  ' | LC_ALL=C tr -d '\000-\010\013-\037' |
-		sed -e 's/\\/\\\\/g' -e 's/"/\\"/g')"
-}
-# jsn VALUE: a JSON string, or null when VALUE is empty.
-jsn() {
-	if [ -n "$1" ]; then js "$1"; else printf null; fi
-}
-# jarr: the non-empty lines of stdin as a JSON array of strings.
-jarr() {
-	tr '\011' ' ' | LC_ALL=C tr -d '\000-\010\013-\037' | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' |
-		awk 'BEGIN { printf "[" } NF { if (n++) printf ","; printf "\"%s\"", $0 } END { printf "]" }'
-}
-# run_to SECONDS CMD...: CMD under a time limit when timeout(1) exists.
-run_to() {
-	t=$1
-	shift
-	if command -v timeout >/dev/null 2>&1; then timeout "$t" "$@"; else "$@"; fi
-}
-
+. "$(dirname "$0")/lib.sh"
+read_args
 
 if ! command -v npm >/dev/null 2>&1; then
 	printf '{"installed":false,"prefix":null,"bin_dir":null,"root":null,"bin_in_path":false,"writable":false,"problems":[],"summary":"npm is not installed"}\n'

@@ -9,36 +9,10 @@ set -u
 PATH=${PATH:-/usr/local/bin:/usr/bin:/bin}
 export PATH
 
-ARGS='{}'
-if [ ! -t 0 ]; then ARGS=$(cat) || ARGS='{}'; fi
-ARGS=$(printf '%s\n' "$ARGS" | tr '\n\r\t' '   ')
+. "$(dirname "$0")/lib.sh"
+read_args
 
-# js VALUE: VALUE as a JSON string (one line, control characters dropped).
-js() {
-	printf '"%s"' "$(printf '%s' "$1" | tr '\011\012' '  ' | LC_ALL=C tr -d '\000-\010\013-\037' |
-		sed -e 's/\\/\\\\/g' -e 's/"/\\"/g')"
-}
-# run_to SECONDS CMD...: CMD under a time limit when timeout(1) exists.
-run_to() {
-	t=$1
-	shift
-	if command -v timeout >/dev/null 2>&1; then timeout "$t" "$@"; else "$@"; fi
-}
-
-
-# The Python interpreter: python3, else python; a pyenv shim that cannot run counts as absent.
-py=''
-for c in python3 python; do
-	p=$(command -v "$c" 2>/dev/null || true)
-	case $p in
-	/*) ;;
-	*) continue ;;
-	esac
-	if run_to 10 "$p" -c 'import sys' >/dev/null 2>&1; then
-		py=$p
-		break
-	fi
-done
+find_python
 
 if [ -z "$py" ]; then
 	printf '{"installed":false,"python":null,"index_url":null,"index_reachable":false,"outdated":[],"count":0,"summary":"python is not installed"}\n'

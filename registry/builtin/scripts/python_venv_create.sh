@@ -9,55 +9,10 @@ set -u
 PATH=${PATH:-/usr/local/bin:/usr/bin:/bin}
 export PATH
 
-ARGS='{}'
-if [ ! -t 0 ]; then ARGS=$(cat) || ARGS='{}'; fi
-ARGS=$(printf '%s\n' "$ARGS" | tr '\n\r\t' '   ')
+. "$(dirname "$0")/lib.sh"
+read_args
 
-# arg_bool NAME DEFAULT: a boolean argument.
-arg_bool() {
-	if printf '%s\n' "$ARGS" | grep -Eq "\"$1\"[[:space:]]*:[[:space:]]*true"; then
-		echo true
-	elif printf '%s\n' "$ARGS" | grep -Eq "\"$1\"[[:space:]]*:[[:space:]]*false"; then
-		echo false
-	else
-		echo "$2"
-	fi
-}
-# js VALUE: VALUE as a JSON string (one line, control characters dropped).
-js() {
-	printf '"%s"' "$(printf '%s' "$1" | tr '\011\012' '  ' | LC_ALL=C tr -d '\000-\010\013-\037' |
-		sed -e 's/\\/\\\\/g' -e 's/"/\\"/g')"
-}
-# jsn VALUE: a JSON string, or null when VALUE is empty.
-jsn() {
-	if [ -n "$1" ]; then js "$1"; else printf null; fi
-}
-# run_to SECONDS CMD...: CMD under a time limit when timeout(1) exists.
-run_to() {
-	t=$1
-	shift
-	if command -v timeout >/dev/null 2>&1; then timeout "$t" "$@"; else "$@"; fi
-}
-
-# arg_str NAME DEFAULT: a string argument (simple strings only: no quotes or backslashes).
-arg_str() {
-	v=$(printf '%s\n' "$ARGS" | sed -n 's/.*"'"$1"'"[[:space:]]*:[[:space:]]*"\([^"\\]*\)".*/\1/p' | head -n 1)
-	if [ -n "$v" ]; then printf '%s\n' "$v"; else printf '%s\n' "$2"; fi
-}
-
-# The Python interpreter: python3, else python; a pyenv shim that cannot run counts as absent.
-py=''
-for c in python3 python; do
-	p=$(command -v "$c" 2>/dev/null || true)
-	case $p in
-	/*) ;;
-	*) continue ;;
-	esac
-	if run_to 10 "$p" -c 'import sys' >/dev/null 2>&1; then
-		py=$p
-		break
-	fi
-done
+find_python
 
 path=$(arg_str path '')
 with_pip=$(arg_bool with_pip true)
