@@ -177,7 +177,8 @@ type searchCtx struct {
 	allow   *roaring.Bitmap
 	start   time.Time
 	cands   []rank.Candidate
-	pos     map[uint32]int
+	pos     docTable
+	nsrc    []int32 // per candidate, the number of sources (rank's first pass)
 	// expected, when set, makes the final ranking record a calibration sample.
 	expected registry.Resolution
 	sample   rank.Sample
@@ -196,36 +197,78 @@ type packSeen struct {
 // rank turns the evidence gathered so far into a response.
 func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 	e, gen := sc.e, sc.st.gen
-	if sc.pos == nil {
-		sc.pos = make(map[uint32]int, 64)
+	hits := 0
+	for i := range g.Evidence {
+		if g.Evidence[i].Outcome == actors.OK {
+			hits += len(g.Evidence[i].Hits)
+		}
 	}
-	sc.cands = sc.cands[:0]
-	clear(sc.pos)
-	for _, ev := range g.Evidence {
+	sc.pos.reset(hits)
+	if cap(sc.cands) < hits {
+		sc.cands = make([]rank.Candidate, 0, hits)
+	}
+	sc.cands, sc.nsrc = sc.cands[:0], sc.nsrc[:0]
+	// First pass: the candidates, in order of first appearance, and how many sources each
+	// gets (nsrc).
+	for i := range g.Evidence {
+		ev := &g.Evidence[i]
+		if ev.Outcome != actors.OK {
+			continue
+		}
+		for _, h := range ev.Hits {
+			slot, j := sc.pos.find(h.Doc)
+			if j < 0 {
+				c := gen.Doc(h.Doc)
+				if c.ResourceType == registry.TypePack && sc.emptyPack(h.Doc, c.ID) {
+					sc.pos.set(slot, h.Doc, skipped)
+					continue // everything in it is hidden from the caller: not an answer
+				}
+				av, _ := policy.Availability(c, sc.rc)
+				j = int32(len(sc.cands))
+				sc.pos.set(slot, h.Doc, j)
+				sc.cands = append(sc.cands, rank.Candidate{Doc: h.Doc, Cap: c, Availability: av})
+				sc.nsrc = append(sc.nsrc, 0)
+			} else if j == skipped {
+				continue
+			}
+			sc.nsrc[j]++
+		}
+	}
+	// Second pass: every candidate's sources, in the order gathered, carved from one arena.
+	n := 0
+	for _, k := range sc.nsrc {
+		n += int(k)
+	}
+	arena := make([]rank.Source, n)
+	for i := range sc.cands {
+		c := &sc.cands[i]
+		k := int(sc.nsrc[i])
+		c.Evidence, arena = arena[:0:k], arena[k:]
+	}
+	for i := range g.Evidence {
+		ev := &g.Evidence[i]
 		if ev.Outcome != actors.OK {
 			continue
 		}
 		name := ev.Kind.String()
-		floor := listFloor(g.Planned, &ev)
-		for i, h := range ev.Hits {
-			j, ok := sc.pos[h.Doc]
-			if !ok {
-				c := gen.Doc(h.Doc)
-				if c.ResourceType == registry.TypePack && sc.emptyPack(h.Doc, c.ID) {
-					continue // everything in it is hidden from the caller: not an answer
-				}
-				av, _ := policy.Availability(c, sc.rc)
-				j = len(sc.cands)
-				sc.pos[h.Doc] = j
-				sc.cands = append(sc.cands, rank.Candidate{Doc: h.Doc, Cap: c, Availability: av})
+		floor := listFloor(g.Planned, ev)
+		for r, h := range ev.Hits {
+			_, j := sc.pos.find(h.Doc)
+			if j < 0 {
+				continue
 			}
-			sc.cands[j].Evidence = append(sc.cands[j].Evidence, rank.Source{Retriever: name, Rank: i + 1, Raw: h.Score, Floor: floor, Matched: h.Matched})
+			c := &sc.cands[j]
+			c.Evidence = append(c.Evidence, rank.Source{Retriever: name, Rank: r + 1, Raw: h.Score, Floor: floor, Matched: h.Matched})
 		}
 	}
 	cands := sc.cands
-	rank.Fuse(cands, e.weights)
+	noBreakdown := !sc.req.Explain // the breakdown is shown only in an explanation
+	w := e.weights
+	w.NoBreakdown = noBreakdown
+	rank.Fuse(cands, w)
 	ro := e.rerank
 	ro.Terms = sc.st.terms
+	ro.NoBreakdown = noBreakdown
 	rank.Rerank(cands, sc.signals, ro)
 	th := *e.thresh.Load()
 	sig := sc.signals
@@ -237,6 +280,7 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 	do := e.diversify
 	do.Ambiguous = res == registry.Ambiguous
 	do.ExplicitWrite = sc.signals.ExplicitWrite
+	do.NoBreakdown = noBreakdown
 	top := rank.Diversify(cands, sc.req.Limit, do)
 
 	resp := &registry.SearchResponse{
@@ -412,4 +456,52 @@ func (e *Engine) CalibrationSample(ctx context.Context, req registry.SearchReque
 		return rank.Sample{}, err
 	}
 	return sc.sample, nil
+}
+
+// skipped marks a document in a docTable that is not a candidate (an empty pack).
+const skipped = -2
+
+// docTable maps document ids to candidate positions for one rank call: a small
+// open-addressing table (linear probing) sized from the number of hits, reused across
+// the calls of one search. It replaces a map, whose hashing and growth cost more.
+type docTable struct {
+	keys []uint32 // doc+1; 0 is an empty slot
+	vals []int32
+	mask uint32
+}
+
+// reset empties the table and makes room for n documents at a load of at most one half.
+func (t *docTable) reset(n int) {
+	size := 16
+	for size < 2*n {
+		size <<= 1
+	}
+	if len(t.keys) < size {
+		t.keys = make([]uint32, size)
+		t.vals = make([]int32, size)
+	} else {
+		size = len(t.keys)
+		clear(t.keys)
+	}
+	t.mask = uint32(size - 1)
+}
+
+// find returns doc's slot and its value, or the empty slot where it belongs and -1.
+func (t *docTable) find(doc uint32) (int, int32) {
+	k := doc + 1
+	i := (k * 0x9E3779B1) & t.mask
+	for {
+		switch t.keys[i] {
+		case k:
+			return int(i), t.vals[i]
+		case 0:
+			return int(i), -1
+		}
+		i = (i + 1) & t.mask
+	}
+}
+
+// set stores v for doc in the slot find returned.
+func (t *docTable) set(slot int, doc uint32, v int32) {
+	t.keys[slot], t.vals[slot] = doc+1, v
 }

@@ -27,6 +27,9 @@ type DiversifyOptions struct {
 	// candidate, make Diversify show the pack in place of all but the best of them, in an
 	// ambiguous answer. Default 3.
 	MinCloseLeaves int
+	// NoBreakdown makes Diversify skip the CompPack component it records when it lifts a
+	// pack (the score is the same). The zero value records it.
+	NoBreakdown bool
 	// ExplicitWrite says the user explicitly asked for a write: with limit 1 the top
 	// candidate is kept even when high risk (the high-risk rule would otherwise replace the
 	// very action asked for).
@@ -157,7 +160,9 @@ func Diversify(cands []Candidate, limit int, opts DiversifyOptions) []Candidate 
 			skip[p] = true // visited right after the best leaf instead of at its own place
 			placeAt[first] = int32(p) + 1
 			if lift := cands[next].Score - cands[p].Score; lift > 0 {
-				cands[p].Breakdown = append(cands[p].Breakdown, registry.ScoreComponent{Name: CompPack, Value: lift})
+				if !opts.NoBreakdown {
+					cands[p].Breakdown = append(cands[p].Breakdown, registry.ScoreComponent{Name: CompPack, Value: lift})
+				}
 				cands[p].Score = cands[next].Score
 			}
 		}

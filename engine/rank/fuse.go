@@ -14,6 +14,10 @@ type Weights struct {
 	// ScoreShare (0..1) is the part of a retriever's contribution taken from its normalised
 	// raw score (see Fuse) instead of its reciprocal rank. 0 is plain weighted RRF.
 	ScoreShare float64
+	// NoBreakdown makes Fuse leave Candidate.Breakdown empty instead of listing the fusion
+	// addends (scores are the same). For callers that never show the breakdown; the zero
+	// value keeps it.
+	NoBreakdown bool
 }
 
 // DefaultWeights returns the default fusion: K 60, score share 0.9, and weights exact 2.0,
@@ -113,7 +117,7 @@ type listRange struct {
 //
 // Fuse sets Fused and Score to the fused value, replaces Breakdown with one component per
 // contributing retriever ("rrf.<retriever>"), clears the matched lists and sorts cands by
-// score, best first (ties by id).
+// score, best first (ties by id). With w.NoBreakdown the Breakdown is left empty.
 func Fuse(cands []Candidate, w Weights) {
 	k := w.K
 	if k <= 0 {
@@ -143,7 +147,7 @@ func Fuse(cands []Candidate, w Weights) {
 	var arena []registry.ScoreComponent
 	for i := range cands {
 		c := &cands[i]
-		if cap(c.Breakdown) < len(c.Evidence) {
+		if !w.NoBreakdown && cap(c.Breakdown) < len(c.Evidence) {
 			if len(arena) < len(c.Evidence) {
 				arena = make([]registry.ScoreComponent, fuseArenaSize(cands[i:]))
 			}
@@ -175,6 +179,9 @@ func Fuse(cands []Candidate, w Weights) {
 				}
 			}
 			sum += v
+			if w.NoBreakdown {
+				continue
+			}
 			c.Breakdown = append(c.Breakdown, registry.ScoreComponent{Name: rrfName(e.Retriever), Value: v})
 		}
 		c.Fused, c.Score = sum, sum

@@ -53,6 +53,9 @@ type Signals struct {
 // not a retriever's whole contribution. The zero value disables every adjustment; use
 // DefaultRerankOptions.
 type RerankOptions struct {
+	// NoBreakdown makes Rerank leave Candidate.Breakdown as Fuse left it instead of adding
+	// its addends (the score is the same). The zero value adds them.
+	NoBreakdown bool
 	// IntentBonus is added per matched intent, for at most MaxIntents matches.
 	// Default 0.006 (a third of lexical's best contribution: the query's intents are
 	// extracted by rules and expanded by concept, so they tip near ties rather than
@@ -192,7 +195,8 @@ const (
 //
 // Every non-zero addend is appended to Breakdown (penalties as negative values). Coverage
 // of an entry is the share of its terms that the query holds. Fuse must have run first
-// (Rerank starts from Fused and keeps Breakdown's fusion components).
+// (Rerank starts from Fused and keeps Breakdown's fusion components). With
+// opts.NoBreakdown nothing is appended (the score is the same).
 func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 	terms := s.Terms
 	if !sortedUnique(terms) {
@@ -224,6 +228,9 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 		add := func(name string, v float64) {
 			if v != 0 {
 				score += v
+				if opts.NoBreakdown {
+					return
+				}
 				c.Breakdown = append(c.Breakdown, registry.ScoreComponent{Name: name, Value: v})
 			}
 		}
