@@ -38,6 +38,11 @@ type Options struct {
 // Server is the capdex daemon: the HTTP JSON API, MCP over streamable HTTP and stdio,
 // metrics and hot reload around one engine. It is safe for concurrent use.
 type Server struct {
+	// mcpStop is cancelled by endMCP when shutdown has drained the tool calls: MCP
+	// requests (whose event streams never go idle) end with it.
+	mcpStop context.Context
+	endMCP  context.CancelFunc
+
 	cfg  Config
 	opts Options
 	log  *slog.Logger
@@ -154,7 +159,8 @@ func (s *Server) init(ctx context.Context) error {
 		w.start()
 		s.watch = w
 	}
-	s.mcpHTTP = s.newMCPHandler()
+	s.mcpStop, s.endMCP = context.WithCancel(context.Background())
+	s.mcpHTTP = s.endOnShutdown(s.newMCPHandler())
 	s.handler = s.newHandler()
 	return nil
 }
@@ -213,6 +219,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		time.Sleep(5 * time.Millisecond)
 	}
 	s.closeSessions()
+	s.endMCP()
 	err := <-shut
 	<-errc // Serve returned ErrServerClosed
 	if err != nil {
@@ -230,6 +237,9 @@ func (s *Server) Close() error {
 	var err error
 	s.closeOnce.Do(func() {
 		s.draining.Store(true)
+		if s.endMCP != nil {
+			s.endMCP()
+		}
 		if s.watch != nil {
 			s.watch.stop()
 		}
@@ -414,4 +424,16 @@ func localOS() string {
 		return "macos"
 	}
 	return runtime.GOOS
+}
+
+// endOnShutdown ends a request of h when shutdown cancels s.mcpStop, so that a long-lived
+// MCP event stream does not hold http.Server.Shutdown until its timeout.
+func (s *Server) endOnShutdown(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		stop := context.AfterFunc(s.mcpStop, cancel)
+		defer stop()
+		h.ServeHTTP(w, r.WithContext(ctx))
+	})
 }
