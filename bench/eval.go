@@ -14,12 +14,19 @@ import (
 
 	"github.com/capdex/capdex/engine"
 	"github.com/capdex/capdex/engine/rank"
+	"github.com/capdex/capdex/index"
 	"github.com/capdex/capdex/index/text"
 	"github.com/capdex/capdex/registry"
 )
 
-// Retrievers are the retrievers scored alone in Report.PerRetriever.
-var Retrievers = []string{"exact", "lexical", "semantic", "metadata", "hierarchy", "history"}
+// Retrievers are the retrievers scored alone in Report.PerRetriever: every index.Kind.
+var Retrievers = func() []string {
+	names := make([]string, 0, index.NumKinds)
+	for k := index.Kind(0); k < index.NumKinds; k++ {
+		names = append(names, k.String())
+	}
+	return names
+}()
 
 // LabelledQuery is one line of a queries.jsonl file of ../shared/eval.
 type LabelledQuery struct {

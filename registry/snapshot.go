@@ -78,14 +78,3 @@ func (s *Snapshot) DocID(id string) (uint32, bool) {
 
 // Len is the number of capabilities.
 func (s *Snapshot) Len() int { return len(s.Caps) }
-
-// Children returns the direct children of a pack id ("" for the roots), in id order.
-func (s *Snapshot) Children(id string) []*Capability {
-	var out []*Capability
-	for _, c := range s.Caps {
-		if Parent(c.ID) == id && c.ID != id {
-			out = append(out, c)
-		}
-	}
-	return out
-}
