@@ -51,6 +51,12 @@ func TestBuiltin(t *testing.T) {
 			want(tb, "intents", p.Intents, []string{"delete"}, nil)
 			want(tb, "entities", p.Entities, []string{"schedule"}, nil)
 		}},
+		{"one word, one entity", "看看 docker 为什么连不上", func(tb testing.TB, p *Parsed) {
+			want(tb, "entities", p.Entities, []string{"docker"}, []string{"container"})
+		}},
+		{"a concept member names its entity", "容器一直在重启", func(tb testing.TB, p *Parsed) {
+			want(tb, "entities", p.Entities, []string{"container"}, nil)
+		}},
 		{"explicit id", "maintenance.codex.diagnose", func(tb testing.TB, p *Parsed) {
 			want(tb, "ids", p.IDs, []string{"maintenance.codex.diagnose"}, nil)
 		}},

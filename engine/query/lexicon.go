@@ -28,6 +28,9 @@ type entry struct {
 	kind   kind
 	value  string
 	values []string
+	// member marks an entity named through a member of its concept ("docker" names the
+	// entity "container"): where the same words also name an entity as such, that one wins
+	member bool
 }
 
 // packKey is one scope key of a pack: the pack's index and the key's weight (2 for words
@@ -107,20 +110,23 @@ type builder struct {
 	seen map[string]bool // kind, value and surface of every entry added
 }
 
-func (b *builder) add(surface string, k kind, value string, values []string) {
+// add adds an entry unless it is there already or the surface has no words, and reports
+// whether it did.
+func (b *builder) add(surface string, k kind, value string, values []string) bool {
 	dk := string(rune('0'+k)) + value + "\x00" + surface
 	if b.seen[dk] {
-		return
+		return false
 	}
 	b.seen[dk] = true
 	ks := keys(surface)
 	if len(ks) == 0 {
-		return
+		return false
 	}
 	l := b.l
 	list := l.first[ks[0]]
 	l.first[ks[0]] = append(list[:len(list):len(list)], int32(len(l.entries)))
 	l.entries = append(l.entries, entry{toks: ks, kind: k, value: value, values: values})
+	return true
 }
 
 // NewLexicon builds the lexicon of a snapshot: the cue words of the rules, the shared
@@ -186,7 +192,9 @@ func NewLexicon(snap *registry.Snapshot) *Lexicon {
 			// An entity that names a concept ("schedule") is met by all its members (日程).
 			if slices.Contains(concepts(v), v) {
 				for _, m := range lx.Members(v) {
-					b.add(m, kEntity, v, nil)
+					if b.add(m, kEntity, v, nil) && m != v {
+						l.entries[len(l.entries)-1].member = true
+					}
 				}
 			}
 		}

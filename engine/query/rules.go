@@ -425,7 +425,7 @@ func (a *analysis) run(p *Parsed) {
 				verbs = addUnique(verbs, m.e.value)
 			}
 		case kEntity:
-			if slices.Contains(verbSpan[m.i:m.j], false) {
+			if slices.Contains(verbSpan[m.i:m.j], false) && !a.namedAsSuch(m) {
 				p.Entities = addUnique(p.Entities, m.e.value)
 			}
 		case kSymptom:
@@ -742,6 +742,22 @@ func (a *analysis) outcome() string {
 		return ""
 	}
 	return strings.TrimSpace(a.s[a.toks[i].start:a.toks[j-1].end])
+}
+
+// namedAsSuch reports whether m names its entity through a concept member whose words
+// also name an entity as such: one word is one entity ("docker" is the entity docker, not
+// also the entity container).
+func (a *analysis) namedAsSuch(m *match) bool {
+	if !m.e.member {
+		return false
+	}
+	for k := range a.ms {
+		o := &a.ms[k]
+		if o.e.kind == kEntity && !o.e.member && o.i == m.i && o.j == m.j {
+			return true
+		}
+	}
+	return false
 }
 
 // vague reports whether a request names verbs but not their object: no entity or symptom

@@ -796,3 +796,68 @@ func TestThresholdsJSON(t *testing.T) {
 		})
 	}
 }
+
+// TestRerankReferral: a when_not_to_use entry that names another capability ("… (use
+// b.diagnose)") is met when the query fits that capability's when_to_use better than the
+// referring one's, and only while that capability is a usable candidate.
+func TestRerankReferral(t *testing.T) {
+	status := &registry.Capability{
+		ID: "b.status", ResourceType: registry.TypeAction, Title: "check the installed version",
+		Aliases:      []string{"tool --version"},
+		WhenToUse:    []string{"which version is installed"},
+		WhenNotToUse: []string{"several copies conflict (use b.diagnose)"},
+		SideEffect:   registry.SideEffectRead, RiskLevel: registry.RiskLow,
+	}
+	diagnose := &registry.Capability{
+		ID: "b.diagnose", ResourceType: registry.TypeAction, Title: "diagnose the installation",
+		WhenToUse:  []string{"tool --version and the npm version disagree"},
+		SideEffect: registry.SideEffectRead, RiskLevel: registry.RiskLow,
+	}
+	snap, err := registry.NewSnapshot(1, []*registry.Capability{status, diagnose})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc := NewTermCache(snap.Caps, simpleAnalyze)
+	sd, _ := snap.DocID("b.status")
+	dd, _ := snap.DocID("b.diagnose")
+	run := func(query string, diagAvail registry.Availability, withDiagnose bool) []Candidate {
+		cs := []Candidate{{Doc: sd, Cap: status, Evidence: ev(t, "lexical:1 semantic:1")}}
+		if withDiagnose {
+			cs = append(cs, Candidate{Doc: dd, Cap: diagnose, Evidence: ev(t, "lexical:2 semantic:2"), Availability: diagAvail})
+		}
+		Fuse(cs, DefaultWeights())
+		opts := DefaultRerankOptions()
+		opts.Terms = tc
+		Rerank(cs, Signals{Terms: simpleAnalyze(query)}, opts)
+		return cs
+	}
+	penalty := func(cs []Candidate, id string) float64 {
+		for _, c := range cs {
+			if c.Cap.ID == id {
+				for _, b := range c.Breakdown {
+					if b.Name == CompWhenNotToUse {
+						return b.Value
+					}
+				}
+			}
+		}
+		return 0
+	}
+	q := "tool --version and the npm version disagree"
+	cs := run(q, registry.Available, true)
+	if got := ids(cs); !slices.Equal(got, []string{"b.diagnose", "b.status"}) {
+		t.Fatalf("order %v, want the referred diagnose first", got)
+	}
+	if p := penalty(cs, "b.status"); p >= 0 {
+		t.Fatalf("status has no when_not_to_use penalty (%v)", p)
+	}
+	if p := penalty(run(q, registry.Available, false), "b.status"); p != 0 {
+		t.Errorf("penalty %v without the referred candidate", p)
+	}
+	if p := penalty(run(q, registry.Forbidden, true), "b.status"); p != 0 {
+		t.Errorf("penalty %v with the referred candidate forbidden to the caller", p)
+	}
+	if p := penalty(run("which tool version is installed", registry.Available, true), "b.status"); p != 0 {
+		t.Errorf("penalty %v for a query fitting status's own when_to_use", p)
+	}
+}

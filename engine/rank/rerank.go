@@ -190,7 +190,10 @@ const (
 //	  CautionFactor when the query asks for caution (a caution constraint or a forbidden
 //	  intent, no explicit write); zero when the user explicitly asks for a write and the
 //	  capability's intents match the query's
-//	− WhenNotToUsePenalty·coverage(best when_not_to_use entry) when coverage ≥ WhenNotToUseMin
+//	− WhenNotToUsePenalty·coverage(best when_not_to_use entry) when coverage ≥ WhenNotToUseMin;
+//	  an entry naming another usable candidate by id ("… (use maintenance.codex.diagnose)")
+//	  counts as covered as far as the query covers that candidate's when_to_use, when it
+//	  does so better than this capability's own
 //	− ForbiddenPenalty when the capability's intents meet Signals.Forbidden
 //
 // Every non-zero addend is appended to Breakdown (penalties as negative values). Coverage
@@ -220,6 +223,20 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 	nums := opts.Terms.numbers(numBuf[:0], terms)
 	qWeight := opts.Terms.queryWeight(terms)
 	arena := matchArena(cands, s)
+	// when_to_use coverage of every candidate first: a when_not_to_use entry that names
+	// another candidate compares the two
+	var covBuf [128]float64
+	useCov := covBuf[:0]
+	if len(cands) > len(covBuf) {
+		useCov = make([]float64, 0, len(cands))
+	}
+	for i := range cands {
+		cov := 0.0
+		if c := &cands[i]; len(terms) > 0 && len(c.Cap.WhenToUse) > 0 {
+			cov = opts.Terms.coverage(c, nums, terms, false)
+		}
+		useCov = append(useCov, cov)
+	}
 	for i := range cands {
 		c := &cands[i]
 		cp := c.Cap
@@ -244,10 +261,8 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 		if opts.AliasBonus != 0 && len(cp.Aliases) > 0 && opts.Terms.aliasPhrase(c, s.Phrase) {
 			add(CompAlias, opts.AliasBonus)
 		}
-		if len(terms) > 0 {
-			if opts.WhenToUseBonus != 0 && len(cp.WhenToUse) > 0 {
-				add(CompWhenToUse, opts.WhenToUseBonus*opts.Terms.coverage(c, nums, terms, false))
-			}
+		if opts.WhenToUseBonus != 0 {
+			add(CompWhenToUse, opts.WhenToUseBonus*useCov[i])
 		}
 		if s.Scope != "" && (cp.ID == s.Scope || strings.HasPrefix(cp.ID, s.Scope) && len(cp.ID) > len(s.Scope) && cp.ID[len(s.Scope)] == '.') {
 			add(CompScope, opts.ScopeBonus)
@@ -274,7 +289,15 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 			add(CompRisk, -risk)
 		}
 		if len(terms) > 0 && opts.WhenNotToUsePenalty != 0 && len(cp.WhenNotToUse) > 0 {
-			if cov := opts.Terms.coverage(c, nums, terms, true); cov >= opts.WhenNotToUseMin {
+			cov := opts.Terms.coverage(c, nums, terms, true)
+			// an entry naming another candidate ("… (use maintenance.codex.diagnose)") is
+			// met when the query fits that candidate's when_to_use better than this one's
+			for _, r := range opts.Terms.refers(c) {
+				if j := candidateOf(cands, r); j >= 0 && usable(cands[j].Availability) && useCov[j] > useCov[i] {
+					cov = max(cov, useCov[j])
+				}
+			}
+			if cov >= opts.WhenNotToUseMin {
 				add(CompWhenNotToUse, -opts.WhenNotToUsePenalty*cov)
 			}
 		}
@@ -289,6 +312,16 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 		c.Score = score
 	}
 	sortCands(cands)
+}
+
+// candidateOf returns the position of docID d among cands, or -1.
+func candidateOf(cands []Candidate, d uint32) int {
+	for i := range cands {
+		if cands[i].Doc == d {
+			return i
+		}
+	}
+	return -1
 }
 
 func availabilityPenalty(a registry.Availability, o *RerankOptions) float64 {

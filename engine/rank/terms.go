@@ -22,6 +22,9 @@ type TermCache struct {
 	use    [][][]uint32      // [doc][entry] sorted unique term numbers
 	notUse [][][]uint32
 	alias  [][]string // [doc] PhraseKey of each alias of two words or more
+	// refer[doc] are the docIDs of the other capabilities its when_not_to_use entries name
+	// ("… (use maintenance.codex.diagnose)"): where it defers to them
+	refer [][]uint32
 	// text[doc] are the sorted unique term numbers of the capability's descriptive text
 	// (see descriptiveTexts); idf[term] is the term's inverse document frequency over them
 	// and maxIDF the idf of a term no capability uses.
@@ -76,6 +79,7 @@ type analysed struct {
 func NewTermCache(caps []*registry.Capability, analyze func(string) []string) *TermCache {
 	t := &TermCache{caps: caps, ids: make(map[string]uint32), use: make([][][]uint32, len(caps)),
 		notUse: make([][][]uint32, len(caps)), alias: make([][]string, len(caps)), text: make([][]uint32, len(caps))}
+	t.refer = referrals(caps)
 	// Pass 1, in parallel: analyse, in chunks so the temporary terms stay small.
 	const chunk = 4096
 	res := make([]analysed, min(chunk, len(caps)))
@@ -158,6 +162,48 @@ func NewTermCache(caps []*registry.Capability, analyze func(string) []string) *T
 	}
 	t.maxIDF = idf(0)
 	return t
+}
+
+// referrals returns, per capability, the docIDs of the other capabilities its
+// when_not_to_use entries name by id.
+func referrals(caps []*registry.Capability) [][]uint32 {
+	var byID map[string]uint32
+	var out [][]uint32
+	for d, c := range caps {
+		for _, e := range c.WhenNotToUse {
+			if !strings.Contains(e, ".") {
+				continue
+			}
+			if byID == nil {
+				byID = make(map[string]uint32, len(caps))
+				for i, x := range caps {
+					byID[x.ID] = uint32(i)
+				}
+				out = make([][]uint32, len(caps))
+			}
+			for _, w := range strings.FieldsFunc(e, notIDRune) {
+				w = strings.TrimRight(w, ".-")
+				if r, ok := byID[w]; ok && r != uint32(d) && !slices.Contains(out[d], r) {
+					out[d] = append(out[d], r)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// notIDRune reports whether r cannot be part of a capability id.
+func notIDRune(r rune) bool {
+	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' || r == ':')
+}
+
+// refers returns the docIDs c's when_not_to_use entries name (nil without a cache for c's
+// generation).
+func (t *TermCache) refers(c *Candidate) []uint32 {
+	if t == nil || t.refer == nil || int(c.Doc) >= len(t.caps) || t.caps[c.Doc] != c.Cap {
+		return nil
+	}
+	return t.refer[c.Doc]
 }
 
 // queryWeight returns the idf-weighted size of a query's terms: the denominator of
