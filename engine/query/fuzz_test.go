@@ -46,3 +46,31 @@ func FuzzNormalize(f *testing.F) {
 		_ = p.SignalTerms()
 	})
 }
+
+// FuzzSanitizeFastPath: text cleanASCII accepts is exactly what the general cleaning
+// returns for it.
+func FuzzSanitizeFastPath(f *testing.F) {
+	for _, s := range []string{"codex --version", "a  b", " a", "a ", "a\tb", "x\x1b[31my", "查看 日志", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) {
+			return
+		}
+		if cleanASCII(s) && cleanText(s) != s {
+			t.Fatalf("cleanASCII(%q) but cleanText gives %q", s, cleanText(s))
+		}
+		if !cleanASCII(s) && s != "" && cleanText(s) == s && isASCII(s) {
+			t.Fatalf("clean ASCII text %q refused by the fast path", s)
+		}
+	})
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}

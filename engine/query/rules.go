@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/capdex/capdex/index/text"
@@ -32,6 +33,7 @@ func (Rules) Normalize(_ context.Context, s string, lex *Lexicon) (*Parsed, erro
 	}
 	a := newAnalysis(clean, lex)
 	a.run(p)
+	a.release()
 	return p, nil
 }
 
@@ -50,19 +52,24 @@ type analysis struct {
 	covered []bool
 }
 
+// analysisPool recycles the per-query buffers of the rules (nothing of an analysis
+// outlives Normalize: Parsed holds strings only).
+var analysisPool = sync.Pool{New: func() any { return new(analysis) }}
+
 func newAnalysis(s string, lex *Lexicon) *analysis {
-	a := &analysis{s: s, lex: lex}
-	a.toks = tokenize(make([]token, 0, 32), s)
-	a.ms = lex.scan(s, a.toks, make([]match, 0, 32))
+	a := analysisPool.Get().(*analysis)
+	a.s, a.lex = s, lex
+	a.toks = tokenize(a.toks[:0], s)
+	a.ms = lex.scan(s, a.toks, a.ms[:0])
 	n := len(a.toks)
-	a.clause = make([]int, n)
+	a.clause = resize(a.clause, n)
 	for i := 1; i < n; i++ {
 		a.clause[i] = a.clause[i-1]
 		if breaksClause(s[a.toks[i-1].end:a.toks[i].start]) {
 			a.clause[i]++
 		}
 	}
-	a.startAt = make([]int, n+1)
+	a.startAt = resize(a.startAt, n+1)
 	k := 0
 	for i := 0; i <= n; i++ {
 		for k < len(a.ms) && a.ms[k].i < i {
@@ -70,8 +77,8 @@ func newAnalysis(s string, lex *Lexicon) *analysis {
 		}
 		a.startAt[i] = k
 	}
-	a.concept = make([]*match, n)
-	a.covered = make([]bool, n)
+	a.concept = resize(a.concept, n)
+	a.covered = resize(a.covered, n)
 	for k := range a.ms {
 		m := &a.ms[k]
 		if m.e.kind != kConcept {
@@ -83,6 +90,29 @@ func newAnalysis(s string, lex *Lexicon) *analysis {
 		}
 	}
 	return a
+}
+
+// release returns a to the pool; it must not be used afterwards.
+func (a *analysis) release() {
+	if cap(a.toks) > 1024 { // a pathological query: let its buffers go
+		return
+	}
+	// keep the arrays, not what they point to (the query's text, the lexicon's entries)
+	clear(a.toks[:cap(a.toks)])
+	clear(a.ms[:cap(a.ms)])
+	clear(a.concept)
+	a.s, a.lex = "", nil
+	analysisPool.Put(a)
+}
+
+// resize returns s with length n and every element zero, reusing its array when it can.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }
 
 // breaksClause reports whether the text between two tokens ends a clause.

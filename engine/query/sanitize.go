@@ -26,7 +26,15 @@ func sanitize(s string) (raw, clean string, truncated bool) {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
-	raw = s
+	if cleanASCII(s) {
+		return s, s, truncated
+	}
+	return s, cleanText(s), truncated
+}
+
+// cleanText drops ANSI escape sequences, control and format characters from s, turns
+// white space (and U+FFFD) into single spaces and trims it.
+func cleanText(s string) string {
 	var sb strings.Builder
 	sb.Grow(len(s))
 	space := false
@@ -55,5 +63,20 @@ func sanitize(s string) (raw, clean string, truncated bool) {
 		}
 		sb.WriteRune(r)
 	}
-	return raw, sb.String(), truncated
+	return sb.String()
+}
+
+// cleanASCII reports whether s is printable ASCII already as sanitize leaves it: no control
+// characters, single spaces between words, none at either end.
+func cleanASCII(s string) bool {
+	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c > 0x7e || c == ' ' && s[i+1] == ' ' {
+			return false
+		}
+	}
+	return true
 }

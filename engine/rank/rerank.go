@@ -223,6 +223,8 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 	nums := opts.Terms.numbers(numBuf[:0], terms)
 	qWeight := opts.Terms.queryWeight(terms)
 	arena := matchArena(cands, s)
+	var pairBuf [128]uint64
+	pairs := opts.Terms.wordPairs(pairBuf[:0], s.Phrase)
 	// when_to_use coverage of every candidate first: a when_not_to_use entry that names
 	// another candidate compares the two
 	var covBuf [128]float64
@@ -258,7 +260,7 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 		add(CompIntent, opts.IntentBonus*float64(min(len(c.MatchedIntents), opts.MaxIntents)))
 		add(CompEntity, opts.EntityBonus*float64(min(len(c.MatchedEntities), opts.MaxEntities)))
 		add(CompSymptom, opts.SymptomBonus*float64(min(len(c.MatchedSymptoms), opts.MaxSymptoms)))
-		if opts.AliasBonus != 0 && len(cp.Aliases) > 0 && opts.Terms.aliasPhrase(c, s.Phrase) {
+		if opts.AliasBonus != 0 && len(cp.Aliases) > 0 && opts.Terms.aliasPhrase(c, s.Phrase, pairs) {
 			add(CompAlias, opts.AliasBonus)
 		}
 		if opts.WhenToUseBonus != 0 {

@@ -1,7 +1,7 @@
 package rank
 
 import (
-	"github.com/capdex/capdex/index/text"
+	"hash/maphash"
 	"math"
 	"runtime"
 	"slices"
@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/capdex/capdex/index/text"
 	"github.com/capdex/capdex/registry"
 )
 
@@ -22,6 +23,10 @@ type TermCache struct {
 	use    [][][]uint32      // [doc][entry] sorted unique term numbers
 	notUse [][][]uint32
 	alias  [][]string // [doc] PhraseKey of each alias of two words or more
+	// aliasHead[doc][i] is the hash of alias[doc][i]'s first two words: an alias can only
+	// be in a query holding that pair (see wordPairs)
+	aliasHead [][]uint64
+	seed      maphash.Seed
 	// refer[doc] are the docIDs of the other capabilities its when_not_to_use entries name
 	// ("… (use maintenance.codex.diagnose)"): where it defers to them
 	refer [][]uint32
@@ -80,6 +85,8 @@ func NewTermCache(caps []*registry.Capability, analyze func(string) []string) *T
 	t := &TermCache{caps: caps, ids: make(map[string]uint32), use: make([][][]uint32, len(caps)),
 		notUse: make([][][]uint32, len(caps)), alias: make([][]string, len(caps)), text: make([][]uint32, len(caps))}
 	t.refer = referrals(caps)
+	t.seed = maphash.MakeSeed()
+	t.aliasHead = make([][]uint64, len(caps))
 	// Pass 1, in parallel: analyse, in chunks so the temporary terms stay small.
 	const chunk = 4096
 	res := make([]analysed, min(chunk, len(caps)))
@@ -139,6 +146,9 @@ func NewTermCache(caps []*registry.Capability, analyze func(string) []string) *T
 		for i := range part {
 			d, a := base+i, &res[i]
 			t.use[d], t.notUse[d], t.alias[d] = entries(a.use), entries(a.notUse), a.alias
+			for _, k := range a.alias {
+				t.aliasHead[d] = append(t.aliasHead[d], t.pairAt(k, 0))
+			}
 			buf = number(a.text, buf[:0])
 			t.text[d] = slices.Clone(buf)
 			for _, id := range buf {
@@ -348,18 +358,63 @@ func (t *TermCache) coverage(c *Candidate, nums []uint32, terms []string, not bo
 	return best
 }
 
-// aliasPhrase reports whether the query (phrase: its PhraseKey) holds one of c's aliases of
-// two words or more (phraseWords) as a phrase (false without a cache for c's generation).
-func (t *TermCache) aliasPhrase(c *Candidate, phrase string) bool {
+// aliasPhrase reports whether the query (phrase: its PhraseKey, pairs: its wordPairs)
+// holds one of c's aliases of two words or more (phraseWords) as a phrase (false without a
+// cache for c's generation).
+func (t *TermCache) aliasPhrase(c *Candidate, phrase string, pairs []uint64) bool {
 	if t == nil || phrase == "" || int(c.Doc) >= len(t.caps) || t.caps[c.Doc] != c.Cap {
 		return false
 	}
-	for _, a := range t.alias[c.Doc] {
-		if strings.Contains(phrase, a) {
+	for i, a := range t.alias[c.Doc] {
+		if _, ok := slices.BinarySearch(pairs, t.aliasHead[c.Doc][i]); ok && strings.Contains(phrase, a) {
 			return true
 		}
 	}
 	return false
+}
+
+// wordPairs appends the sorted hashes of every two adjacent words of a phrase key to dst:
+// an alias's first pair must be among them for the phrase to hold it, which rules most
+// aliases out without searching the phrase.
+func (t *TermCache) wordPairs(dst []uint64, key string) []uint64 {
+	if t == nil {
+		return dst
+	}
+	for i := 0; ; {
+		h, next, ok := t.pairFrom(key, i)
+		if !ok {
+			break
+		}
+		dst = append(dst, h)
+		i = next
+	}
+	slices.Sort(dst)
+	return slices.Compact(dst)
+}
+
+// pairAt returns the hash of the first two words of a phrase key from byte i (0 when it has
+// fewer).
+func (t *TermCache) pairAt(key string, i int) uint64 {
+	h, _, _ := t.pairFrom(key, i)
+	return h
+}
+
+// pairFrom hashes the two words of key (" w1 w2 w3 ") starting at the word after byte i,
+// "w1 w2", and returns the position of the next word pair.
+func (t *TermCache) pairFrom(key string, i int) (h uint64, next int, ok bool) {
+	for i < len(key) && key[i] == ' ' {
+		i++
+	}
+	a := strings.IndexByte(key[i:], ' ')
+	if a < 0 {
+		return 0, 0, false
+	}
+	b := i + a + 1
+	e := strings.IndexByte(key[b:], ' ')
+	if e <= 0 {
+		return 0, 0, false
+	}
+	return maphash.String(t.seed, key[i:b+e]), b, true
 }
 
 // PhraseKey renders a text for phrase matching: its words folded and stemmed, English stop

@@ -57,11 +57,26 @@ func TestTermCache(t *testing.T) {
 		if n := len(tc.alias[sched.Doc]); n != 2 {
 			t.Fatalf("%d alias phrases, want 2 (%q)", n, tc.alias[sched.Doc])
 		}
-		if !tc.aliasPhrase(sched, PhraseKey("please create schedule for bob")) {
+		has := func(q string) bool {
+			k := PhraseKey(q)
+			return tc.aliasPhrase(sched, k, tc.wordPairs(nil, k))
+		}
+		if !has("please create schedule for bob") {
 			t.Fatal("alias phrase not found")
 		}
-		if tc.aliasPhrase(sched, PhraseKey("schedule then create")) {
+		if has("schedule then create") {
 			t.Fatal("words out of order matched as a phrase")
+		}
+		// the word-pair filter never hides an alias the phrase holds
+		for d := range snap.Caps {
+			c := &Candidate{Doc: uint32(d), Cap: snap.Caps[d]}
+			for _, a := range tc.alias[d] {
+				for _, q := range []string{a, " x" + a, a + "y ", " 删 除" + a + "了 "} {
+					if !tc.aliasPhrase(c, q, tc.wordPairs(nil, q)) {
+						t.Errorf("%s: alias %q not found in %q", c.Cap.ID, a, q)
+					}
+				}
+			}
 		}
 	})
 	t.Run("coverage", func(t *testing.T) {
