@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
-	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -65,7 +65,9 @@ type lexIndex struct {
 	idf    []float32
 	maxImp []float32
 
-	concepts *sync.Map // concept name → []uint32 term ids of its members
+	// concepts holds, by concept id (text.ConceptID), the term ids of the concept's
+	// members, filled on first use
+	concepts []atomic.Pointer[[]uint32]
 }
 
 func (x *lexIndex) list(t uint32) ([]uint32, []float32, []uint16) {
@@ -196,7 +198,7 @@ const lexChunk = 1024
 
 func (g *Generation) buildLexical(ctx context.Context) error {
 	x := &g.lex
-	x.concepts = new(sync.Map)
+	x.concepts = make([]atomic.Pointer[[]uint32], text.DefaultLexicon().Len())
 	x.dict = make(map[string]uint32, g.n*4)
 	var (
 		entries  []lexEntry
@@ -318,11 +320,21 @@ func queryTerms(q *Query) []string {
 // that occur in the index. A CJK member's single characters are left out (its bigrams carry
 // it), so 删除 adds 删除 but not 删 or 除.
 func (g *Generation) conceptTerms(name string) []uint32 {
+	id, ok := text.ConceptID(name)
+	if !ok {
+		return nil
+	}
+	return g.conceptTermsOf(id)
+}
+
+// conceptTermsOf is conceptTerms by concept id, memoised per generation.
+func (g *Generation) conceptTermsOf(c int32) []uint32 {
 	x := &g.lex
-	if v, ok := x.concepts.Load(name); ok {
-		return v.([]uint32)
+	if p := x.concepts[c].Load(); p != nil {
+		return *p
 	}
 	var ids []uint32
+	name := text.ConceptName(c)
 	members := append([]string{name}, text.ConceptMembers(name)...)
 	for _, m := range members {
 		long := utf8.RuneCountInString(m) > 1
@@ -337,21 +349,38 @@ func (g *Generation) conceptTerms(name string) []uint32 {
 			}
 		}
 	}
-	x.concepts.Store(name, ids)
+	x.concepts[c].Store(&ids)
 	return ids
 }
 
 // queryConcepts returns the concept names named by the query.
 func queryConcepts(q *Query, terms []string) []string {
-	if q.Text != "" {
-		return text.ConceptsIn(q.Text)
-	}
 	var out []string
-	for _, t := range terms {
-		for _, c := range text.Concepts(t) {
-			if !slices.Contains(out, c) {
-				out = append(out, c)
+	for _, c := range appendQueryConcepts(nil, q, terms) {
+		out = append(out, text.ConceptName(c))
+	}
+	return out
+}
+
+// appendQueryConcepts appends the ids of the concepts named by the query to dst, each once,
+// in order of first appearance: those found in the text, else those of the terms.
+func appendQueryConcepts(dst []int32, q *Query, terms []string) []int32 {
+	n := len(dst)
+	if q.Text != "" {
+		dst = text.AppendConceptIDs(dst, q.Text)
+	} else {
+		for _, t := range terms {
+			for _, c := range text.Concepts(t) {
+				if id, ok := text.ConceptID(c); ok {
+					dst = append(dst, id)
+				}
 			}
+		}
+	}
+	out := dst[:n]
+	for i, c := range dst[n:] {
+		if !slices.Contains(dst[n:n+i], c) {
+			out = append(out, c)
 		}
 	}
 	return out
@@ -383,8 +412,9 @@ func (g *Generation) retrieveLexical(q *Query, allow *roaring.Bitmap, limit int)
 		s.terms = keepStrongest(s.terms, maxQueryTerms)
 	}
 	nq, nids := len(s.terms), len(ids)
-	for _, c := range queryConcepts(q, terms) {
-		for _, id := range g.conceptTerms(c) {
+	s.concepts = appendQueryConcepts(s.concepts[:0], q, terms)
+	for _, c := range s.concepts {
+		for _, id := range g.conceptTermsOf(c) {
 			if _, found := slices.BinarySearch(ids[:nids], id); found || slices.Contains(ids[nids:], id) {
 				continue
 			}
@@ -399,7 +429,11 @@ func (g *Generation) retrieveLexical(q *Query, allow *roaring.Bitmap, limit int)
 	if len(s.terms) == 0 {
 		return nil
 	}
-	return hitsOf(scoreTerms(s, s.allowBits(allow, g.n), g.n, limit, 0), lexNames)
+	hits := hitsOf(scoreLexical(s, s.allowBits(allow, g.n), g.n, limit), lexNames)
+	if cap(s.lacc) > maxLexAcc { // do not keep huge buffers alive
+		s.lacc = nil
+	}
+	return hits
 }
 
 func (g *Generation) lexTerm(id uint32, weight float32, flag uint32) qterm {

@@ -103,22 +103,25 @@ func (t *topN) best() []cand {
 
 // scratch is the per-call working memory of a retriever, recycled through scratchPool.
 type scratch struct {
-	top    topN
-	terms  []qterm
-	cum    []float32
-	acc    []float32 // dense per-doc accumulator, zero between uses
-	seen   []uint32  // dense per-doc marks, zero between uses
-	docs   []uint32  // touched docs
-	keys   []metaKey
-	ids    []uint32
-	tids   []uint32 // term ids of a query
-	bits   []uint64 // dense allow bitset
-	order  []int32  // terms by upper bound
-	keys64 []uint64 // sort keys of order
-	vals   []float32
-	common []qterm   // semantic: the query's common features
-	cands  []cand    // semantic: candidates to complete
-	lw     []float32 // semantic: per-list query weight of the common features, zero between uses
+	top      topN
+	terms    []qterm
+	cum      []float32
+	acc      []float32 // dense per-doc accumulator, zero between uses
+	seen     []uint32  // dense per-doc marks, zero between uses
+	docs     []uint32  // touched docs
+	keys     []metaKey
+	ids      []uint32
+	tids     []uint32 // term ids of a query
+	bits     []uint64 // dense allow bitset
+	allowBuf []uint32 // values of the allow bitmap being read (allowBits)
+	order    []int32  // terms by upper bound
+	keys64   []uint64 // sort keys of order
+	vals     []float32
+	lw       []float32 // semantic: per-list query weight of the common features, zero between uses
+	lacc     []lexAcc  // lexical: dense per-doc accumulators, zero between uses
+	elite    []uint32  // lexical: the best candidates when completion starts
+	heap     []float32 // lexical: the k best scores while estimating the k-th
+	concepts []int32   // lexical: concept ids of a query
 }
 
 // dense returns the zeroed accumulators sized for n docs.

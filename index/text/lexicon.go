@@ -18,9 +18,10 @@ var conceptsData []byte
 // ("delete": delete remove erase 删除 移除 …). It is immutable once parsed and safe for
 // concurrent use.
 type Lexicon struct {
-	names   []string
+	names   []string            // by concept id
+	ids     map[string]int32    // name → concept id
 	members map[string][]string // name → members as written
-	byKey   map[string][]string // stemmed English phrase ("sign in") or CJK word → names
+	byKey   map[string][]int32  // stemmed English phrase ("sign in") or CJK word → concept ids
 	// phraseStarts holds the first stem of every multi-word member.
 	phraseStarts map[string]struct{}
 	// maxWords is the longest English member in words; maxRunes the longest CJK member.
@@ -39,7 +40,7 @@ const blockName = "-"
 // "sign_in" and "e-mail" are phrases) and stemmed; a Chinese member must be all CJK.
 // Errors wrap ErrLexicon and name the line.
 func ParseLexicon(data []byte) (*Lexicon, error) {
-	l := &Lexicon{members: map[string][]string{}, byKey: map[string][]string{}, phraseStarts: map[string]struct{}{}}
+	l := &Lexicon{ids: map[string]int32{}, members: map[string][]string{}, byKey: map[string][]int32{}, phraseStarts: map[string]struct{}{}}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
 	line := 0
@@ -79,15 +80,17 @@ func ParseLexicon(data []byte) (*Lexicon, error) {
 		if len(fields) == 0 {
 			return nil, fmt.Errorf("%w: line %d: group %q has no members", ErrLexicon, line, name)
 		}
+		id := int32(len(l.names))
 		l.names = append(l.names, name)
+		l.ids[name] = id
 		l.members[name] = fields
 		for _, m := range fields {
 			key, words, runes, err := memberKey(m)
 			if err != nil {
 				return nil, fmt.Errorf("%w: line %d: member %q: %s", ErrLexicon, line, m, err)
 			}
-			if !slices.Contains(l.byKey[key], name) {
-				l.byKey[key] = append(l.byKey[key], name)
+			if !slices.Contains(l.byKey[key], id) {
+				l.byKey[key] = append(l.byKey[key], id)
 			}
 			if words > 1 {
 				first, _, _ := strings.Cut(key, " ")
@@ -157,7 +160,7 @@ var defaultLexicon = sync.OnceValues(func() (*Lexicon, error) {
 func DefaultLexicon() *Lexicon {
 	l, err := defaultLexicon()
 	if err != nil {
-		return &Lexicon{members: map[string][]string{}, byKey: map[string][]string{}}
+		return &Lexicon{ids: map[string]int32{}, members: map[string][]string{}, byKey: map[string][]int32{}}
 	}
 	return l
 }
@@ -182,9 +185,42 @@ func AppendConcepts(dst []string, s string) []string {
 	return DefaultLexicon().AppendConcepts(dst, s)
 }
 
+// AppendConceptIDs appends the id of every occurrence of a default-lexicon concept in s to
+// dst (see Lexicon.AppendConceptIDs).
+func AppendConceptIDs(dst []int32, s string) []int32 {
+	return DefaultLexicon().AppendConceptIDs(dst, s)
+}
+
+// ConceptID returns the id of a default-lexicon concept (see Lexicon.ID).
+func ConceptID(name string) (int32, bool) { return DefaultLexicon().ID(name) }
+
+// ConceptName returns the name of a default-lexicon concept id (see Lexicon.ID).
+func ConceptName(id int32) string { return DefaultLexicon().Name(id) }
+
 // ConceptMembers returns the members of a default-lexicon concept as written in
 // concepts.txt, nil for an unknown name.
 func ConceptMembers(name string) []string { return DefaultLexicon().Members(name) }
+
+// namesOf returns the names of concept ids (nil for none).
+func (l *Lexicon) namesOf(ids []int32) []string {
+	if len(ids) == 0 {
+		return nil
+	}
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = l.names[id]
+	}
+	return out
+}
+
+// ID returns the id of a concept: its position in Names, stable for the lexicon's life.
+func (l *Lexicon) ID(name string) (int32, bool) {
+	id, ok := l.ids[name]
+	return id, ok
+}
+
+// Name returns the name of concept id (see ID).
+func (l *Lexicon) Name(id int32) string { return l.names[id] }
 
 // Names returns every concept name in file order.
 func (l *Lexicon) Names() []string { return slices.Clone(l.names) }
@@ -198,9 +234,9 @@ func (l *Lexicon) Members(name string) []string { return slices.Clone(l.members[
 // Overlaps returns the member keys that belong to more than one group, with the groups.
 func (l *Lexicon) Overlaps() map[string][]string {
 	out := map[string][]string{}
-	for k, names := range l.byKey {
-		if len(names) > 1 { // blockers have none
-			out[k] = slices.Clone(names)
+	for k, ids := range l.byKey {
+		if len(ids) > 1 { // blockers have none
+			out[k] = l.namesOf(ids)
 		}
 	}
 	return out
@@ -214,14 +250,14 @@ func (l *Lexicon) Concepts(term string) []string {
 	if f == "" {
 		return nil
 	}
-	if names, ok := l.byKey[f]; ok {
-		return slices.Clone(names)
+	if ids, ok := l.byKey[f]; ok {
+		return l.namesOf(ids)
 	}
 	ws := Words(f)
 	for i, w := range ws {
 		ws[i] = Stem(w)
 	}
-	return slices.Clone(l.byKey[strings.Join(ws, " ")])
+	return l.namesOf(l.byKey[strings.Join(ws, " ")])
 }
 
 // ConceptsIn returns every concept named anywhere in s, each once, in order of first
@@ -251,6 +287,20 @@ var lexItemsPool = sync.Pool{New: func() any { s := make([]lexItem, 0, 64); retu
 // and with repeats (see ConceptsIn), and returns the extended slice. The names are shared
 // strings; it allocates only to grow dst once its internal buffers are warm.
 func (l *Lexicon) AppendConcepts(dst []string, s string) []string {
+	idsp := conceptIDsPool.Get().(*[]int32)
+	ids := l.AppendConceptIDs((*idsp)[:0], s)
+	for _, id := range ids {
+		dst = append(dst, l.names[id])
+	}
+	*idsp = ids[:0]
+	conceptIDsPool.Put(idsp)
+	return dst
+}
+
+var conceptIDsPool = sync.Pool{New: func() any { s := make([]int32, 0, 64); return &s }}
+
+// AppendConceptIDs is AppendConcepts giving concept ids (see ID) instead of names.
+func (l *Lexicon) AppendConceptIDs(dst []int32, s string) []int32 {
 	if len(l.byKey) == 0 {
 		return dst
 	}
@@ -297,8 +347,8 @@ func (l *Lexicon) AppendConcepts(dst []string, s string) []string {
 					}
 					key = append(key, items[j].key...)
 				}
-				if names, ok := l.byKey[string(key)]; ok {
-					dst = append(dst, names...)
+				if ids, ok := l.byKey[string(key)]; ok {
+					dst = append(dst, ids...)
 					matched = n
 					break
 				}
@@ -313,7 +363,7 @@ func (l *Lexicon) AppendConcepts(dst []string, s string) []string {
 }
 
 // appendCJK matches the members inside one CJK run, longest first, left to right.
-func (l *Lexicon) appendCJK(dst []string, run string) []string {
+func (l *Lexicon) appendCJK(dst []int32, run string) []int32 {
 	var ends [16]int
 	maxRunes := max(1, min(l.maxRunes, len(ends)))
 	for i := 0; i < len(run); {
@@ -325,8 +375,8 @@ func (l *Lexicon) appendCJK(dst []string, run string) []string {
 		}
 		step := ends[0] - i
 		for k := n - 1; k >= 0; k-- {
-			if names, ok := l.byKey[run[i:ends[k]]]; ok {
-				dst = append(dst, names...)
+			if ids, ok := l.byKey[run[i:ends[k]]]; ok {
+				dst = append(dst, ids...)
 				step = ends[k] - i
 				break
 			}
