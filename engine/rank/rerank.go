@@ -219,8 +219,7 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 			riskFactor = opts.CautionFactor
 		}
 	}
-	var numBuf [64]uint32
-	nums := opts.Terms.numbers(numBuf[:0], terms)
+	q := opts.Terms.query(terms)
 	qWeight := opts.Terms.queryWeight(terms)
 	arena := matchArena(cands, s)
 	var pairBuf [128]uint64
@@ -235,7 +234,7 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 	for i := range cands {
 		cov := 0.0
 		if c := &cands[i]; len(terms) > 0 && len(c.Cap.WhenToUse) > 0 {
-			cov = opts.Terms.coverage(c, nums, terms, false)
+			cov = opts.Terms.coverage(c, q, terms, false)
 		}
 		useCov = append(useCov, cov)
 	}
@@ -253,7 +252,7 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 				c.Breakdown = append(c.Breakdown, registry.ScoreComponent{Name: name, Value: v})
 			}
 		}
-		c.Coverage = opts.Terms.textCoverage(c, nums, qWeight)
+		c.Coverage = opts.Terms.textCoverage(c, q, qWeight)
 		c.MatchedIntents, arena = matchInto(c.MatchedIntents, arena, cp.Intents, s.Intents)
 		c.MatchedEntities, arena = matchInto(c.MatchedEntities, arena, cp.Entities, s.Entities)
 		c.MatchedSymptoms, arena = matchInto(c.MatchedSymptoms, arena, cp.Symptoms, s.Symptoms)
@@ -291,7 +290,7 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 			add(CompRisk, -risk)
 		}
 		if len(terms) > 0 && opts.WhenNotToUsePenalty != 0 && len(cp.WhenNotToUse) > 0 {
-			cov := opts.Terms.coverage(c, nums, terms, true)
+			cov := opts.Terms.coverage(c, q, terms, true)
 			// an entry naming another candidate ("… (use maintenance.codex.diagnose)") is
 			// met when the query fits that candidate's when_to_use better than this one's
 			for _, r := range opts.Terms.refers(c) {
@@ -313,6 +312,7 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 		}
 		c.Score = score
 	}
+	q.release()
 	sortCands(cands)
 }
 

@@ -253,26 +253,20 @@ func informative(term string) bool {
 	return runes < 2
 }
 
-// textCoverage returns the idf-weighted share of the query (nums: its known term numbers,
-// total: queryWeight of all its terms) found in c's descriptive text. Without a cache for
-// c's generation, or without an informative query term, it is 1: unknown, so it blocks
-// nothing.
-func (t *TermCache) textCoverage(c *Candidate, nums []uint32, total float64) float64 {
+// textCoverage returns the idf-weighted share of the query (q: its known terms, total:
+// queryWeight of all its terms) found in c's descriptive text. Without a cache for c's
+// generation, or without an informative query term, it is 1: unknown, so it blocks nothing.
+func (t *TermCache) textCoverage(c *Candidate, q *queryTerms, total float64) float64 {
 	if t == nil || total <= 0 || int(c.Doc) >= len(t.caps) || t.caps[c.Doc] != c.Cap {
 		return 1
 	}
-	a, b := t.text[c.Doc], nums
-	w, i, j := 0.0, 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] == b[j]:
-			w += float64(t.idf[a[i]])
-			i++
-			j++
-		case a[i] < b[j]:
-			i++
-		default:
-			j++
+	if len(q.nums) == 0 {
+		return 0
+	}
+	w := 0.0
+	for _, id := range t.text[c.Doc] {
+		if q.has(id) {
+			w += float64(t.idf[id])
 		}
 	}
 	return w / total
@@ -314,11 +308,62 @@ func (t *TermCache) numbers(dst []uint32, terms []string) []uint32 {
 	return slices.Compact(dst)
 }
 
+// queryTerms are a query's term numbers: a sorted list, and a bitset over the cache's
+// numbers so an entry's share of them costs one test per term of the entry.
+type queryTerms struct {
+	nums []uint32
+	bits []uint64 // zero between uses
+}
+
+var queryPool = sync.Pool{New: func() any { return new(queryTerms) }}
+
+// query numbers and marks the query's terms. Call release when done.
+func (t *TermCache) query(terms []string) *queryTerms {
+	q := queryPool.Get().(*queryTerms)
+	q.nums = t.numbers(q.nums[:0], terms)
+	if len(q.nums) == 0 {
+		return q
+	}
+	words := (len(t.ids) + 63) / 64
+	if cap(q.bits) < words {
+		q.bits = make([]uint64, words)
+	}
+	q.bits = q.bits[:words]
+	for _, n := range q.nums {
+		q.bits[n>>6] |= 1 << (n & 63)
+	}
+	return q
+}
+
+// release clears q and returns it to the pool; q must not be used afterwards.
+func (q *queryTerms) release() {
+	for _, n := range q.nums {
+		q.bits[n>>6] = 0
+	}
+	q.nums, q.bits = q.nums[:0], q.bits[:0]
+	queryPool.Put(q)
+}
+
+func (q *queryTerms) has(n uint32) bool {
+	return int(n>>6) < len(q.bits) && q.bits[n>>6]&(1<<(n&63)) != 0
+}
+
+// count returns how many of the numbers in e the query holds.
+func (q *queryTerms) count(e []uint32) int {
+	k := 0
+	for _, n := range e {
+		if q.has(n) {
+			k++
+		}
+	}
+	return k
+}
+
 // coverage returns the best share, over c's when_to_use (or when_not_to_use) entries, of an
-// entry's terms found in the query (nums: the query's term numbers, terms: its terms). A
+// entry's terms found in the query (q: the query's known terms, terms: all its terms). A
 // nil cache, or one built for another generation, falls back to substring tests on the
 // raw entries.
-func (t *TermCache) coverage(c *Candidate, nums []uint32, terms []string, not bool) float64 {
+func (t *TermCache) coverage(c *Candidate, q *queryTerms, terms []string, not bool) float64 {
 	raw := c.Cap.WhenToUse
 	if not {
 		raw = c.Cap.WhenNotToUse
@@ -333,7 +378,7 @@ func (t *TermCache) coverage(c *Candidate, nums []uint32, terms []string, not bo
 			if len(e) == 0 {
 				continue
 			}
-			if v := float64(intersect(e, nums)) / float64(len(e)); v > best {
+			if v := float64(q.count(e)) / float64(len(e)); v > best {
 				best = v
 			}
 		}
@@ -464,24 +509,6 @@ func phraseWords(key string) float64 {
 
 // cjkParticles are left out of phrase keys ("在 PR 上留言" and "在PR上 留言了" are one phrase).
 const cjkParticles = "的了吗呢吧啊呀哦么"
-
-// intersect counts the common elements of two sorted unique lists.
-func intersect(a, b []uint32) int {
-	n, i, j := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] == b[j]:
-			n++
-			i++
-			j++
-		case a[i] < b[j]:
-			i++
-		default:
-			j++
-		}
-	}
-	return n
-}
 
 // approxTerms estimates how many analysed terms a text yields: one per Latin word, a unigram
 // and a bigram per CJK character.

@@ -81,14 +81,15 @@ func TestTermCache(t *testing.T) {
 	})
 	t.Run("coverage", func(t *testing.T) {
 		terms := []string{"create", "schedule", "zebra"} // zebra: no capability uses it
-		nums := tc.numbers(nil, terms)
+		q := tc.query(terms)
+		defer q.release()
 		total := tc.queryWeight(terms)
-		got := tc.textCoverage(sched, nums, total)
+		got := tc.textCoverage(sched, q, total)
 		want := float64(tc.idf[tc.ids["create"]]+tc.idf[tc.ids["schedule"]]) / total
 		if math.Abs(got-want) > 1e-9 || got <= 0 || got >= 1 {
 			t.Fatalf("coverage %v, want %v", got, want)
 		}
-		if c := tc.textCoverage(cand("p.weather"), nums, total); c != 0 {
+		if c := tc.textCoverage(cand("p.weather"), q, total); c != 0 {
 			t.Fatalf("weather covers %v", c)
 		}
 		// Digits and unknown CJK bigrams weigh nothing: an id or a cross-word bigram is no need.
@@ -101,7 +102,7 @@ func TestTermCache(t *testing.T) {
 	})
 	t.Run("no cache: coverage unknown", func(t *testing.T) {
 		var none *TermCache
-		if c := none.textCoverage(sched, nil, 1); c != 1 {
+		if c := none.textCoverage(sched, &queryTerms{}, 1); c != 1 {
 			t.Fatalf("coverage %v", c)
 		}
 	})
