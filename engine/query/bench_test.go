@@ -15,6 +15,9 @@ func BenchmarkNormalize(b *testing.B) {
 		{"en/negation", "don't update it yet, just check why codex runs the old version"},
 		{"browse", "Codex 维护相关能力有哪些？"},
 		{"id", "maintenance.codex.diagnose@3"},
+		{"en/long", "I am planning a trip to Berlin next month and need to book a hotel near the central station for three nights. " +
+			"Could you also find the cheapest flight from Shanghai on the 12th, convert the total price into euros, " +
+			"and send the itinerary to my manager by email so the expense report can be filed afterwards?"},
 	} {
 		b.Run(q.name, func(b *testing.B) {
 			b.ReportAllocs()

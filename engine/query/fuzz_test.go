@@ -65,12 +65,3 @@ func FuzzSanitizeFastPath(f *testing.F) {
 		}
 	})
 }
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}

@@ -97,9 +97,10 @@ func (a *analysis) release() {
 	if cap(a.toks) > 1024 { // a pathological query: let its buffers go
 		return
 	}
-	// keep the arrays, not what they point to (the query's text, the lexicon's entries)
-	clear(a.toks[:cap(a.toks)])
-	clear(a.ms[:cap(a.ms)])
+	// keep the arrays, not what they point to (the query's text, the lexicon's entries);
+	// what lies beyond the lengths was cleared by earlier releases
+	clear(a.toks)
+	clear(a.ms)
 	clear(a.concept)
 	a.s, a.lex = "", nil
 	analysisPool.Put(a)
@@ -560,10 +561,15 @@ func hasLetter(w string) bool {
 // id with two or more dots counts on its own.
 func (a *analysis) ids() []string {
 	var out []string
-	s := text.Fold(a.s)
-	isID := func(c byte) bool {
-		return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == ':' || c == '@' || c == '-' || c == '/'
+	s, ascii := a.s, isASCII(a.s)
+	if !ascii {
+		s = text.Fold(s) // full-width letters and digits may spell an id
 	}
+	isID := func(c byte) bool {
+		return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == ':' || c == '@' || c == '-' || c == '/' ||
+			ascii && c >= 'A' && c <= 'Z'
+	}
+	var buf []byte
 	for i := 0; i < len(s); {
 		if !isID(s[i]) {
 			i++
@@ -577,6 +583,15 @@ func (a *analysis) ids() []string {
 		i = j
 		if !strings.ContainsAny(run, "._:-") {
 			continue
+		}
+		if ascii { // fold only the runs that may be ids
+			buf = append(buf[:0], run...)
+			for k, c := range buf {
+				if c >= 'A' && c <= 'Z' {
+					buf[k] = c + 'a' - 'A'
+				}
+			}
+			run = string(buf)
 		}
 		base, pin := run, ""
 		if k := strings.IndexByte(run, '@'); k > 0 {
@@ -600,6 +615,15 @@ func (a *analysis) ids() []string {
 		}
 	}
 	return out
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // browse detects a browse request and its scope.

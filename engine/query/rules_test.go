@@ -217,6 +217,12 @@ func TestRulesNormalize(t *testing.T) {
 		{"explicit id", "maintenance.codex.diagnose", func(tb testing.TB, p *Parsed) {
 			want(tb, "ids", p.IDs, []string{"maintenance.codex.diagnose"}, nil)
 		}},
+		{"id in capitals", "Run Maintenance.Codex.Diagnose now", func(tb testing.TB, p *Parsed) {
+			want(tb, "ids", p.IDs, []string{"maintenance.codex.diagnose"}, nil)
+		}},
+		{"id in full-width letters", "运行 ｍａｉｎｔｅｎａｎｃｅ．ｃｏｄｅｘ．ｄｉａｇｎｏｓｅ", func(tb testing.TB, p *Parsed) {
+			want(tb, "ids", p.IDs, []string{"maintenance.codex.diagnose"}, nil)
+		}},
 		{"pinned id", "describe maintenance.codex.diagnose@3", func(tb testing.TB, p *Parsed) {
 			want(tb, "ids", p.IDs, []string{"maintenance.codex.diagnose@3"}, nil)
 		}},
