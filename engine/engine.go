@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -111,6 +113,25 @@ type state struct {
 	gen   *index.Generation
 	lex   *query.Lexicon
 	terms *rank.TermCache
+	// packs maps a pack's docID to the docIDs [lo, hi) of its descendants (the snapshot is
+	// sorted by id, so they are contiguous)
+	packs map[uint32][2]uint32
+}
+
+// packRanges returns the descendants' range of every pack of snap.
+func packRanges(snap *registry.Snapshot) map[uint32][2]uint32 {
+	caps := snap.Caps
+	out := make(map[uint32][2]uint32)
+	for d, c := range caps {
+		if c.ResourceType != registry.TypePack {
+			continue
+		}
+		prefix := c.ID + "."
+		lo := d + 1 + sort.Search(len(caps)-d-1, func(i int) bool { return caps[d+1+i].ID >= prefix })
+		hi := lo + sort.Search(len(caps)-lo, func(i int) bool { return !strings.HasPrefix(caps[lo+i].ID, prefix) })
+		out[uint32(d)] = [2]uint32{uint32(lo), uint32(hi)}
+	}
+	return out
 }
 
 // Open opens (creating when needed) the store, seeds it on first use, builds the index
@@ -266,6 +287,7 @@ func (e *Engine) Reload(ctx context.Context) error {
 		gen:   g,
 		lex:   query.NewLexicon(snap),
 		terms: rank.NewTermCache(snap.Caps, query.FieldTerms),
+		packs: packRanges(snap),
 	})
 	e.log.Info("registry generation loaded", "generation", gen, "capabilities", len(caps))
 	return nil

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -219,7 +218,7 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 			slot, j := sc.pos.find(h.Doc)
 			if j < 0 {
 				c := gen.Doc(h.Doc)
-				if c.ResourceType == registry.TypePack && sc.emptyPack(h.Doc, c.ID) {
+				if c.ResourceType == registry.TypePack && sc.emptyPack(h.Doc) {
 					sc.pos.set(slot, h.Doc, skipped)
 					continue // everything in it is hidden from the caller: not an answer
 				}
@@ -323,7 +322,7 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 // search for packs alone still finds packs). Such a pack is an empty shell for this caller
 // ("发一条短信" offline, where the only SMS action is hidden) and is left out of the
 // ranking. Results are cached per search.
-func (sc *searchCtx) emptyPack(d uint32, id string) bool {
+func (sc *searchCtx) emptyPack(d uint32) bool {
 	for _, p := range sc.packs {
 		if p.doc == d {
 			return p.empty
@@ -336,10 +335,8 @@ func (sc *searchCtx) emptyPack(d uint32, id string) bool {
 			sc.visible = gen.Filter(sc.rc, index.FilterSpec{})
 		}
 	}
-	caps := gen.Snapshot().Caps
-	prefix := id + "."
-	lo := sort.Search(len(caps), func(i int) bool { return caps[i].ID >= prefix })
-	hi := lo + sort.Search(len(caps)-lo, func(i int) bool { return !strings.HasPrefix(caps[lo+i].ID, prefix) })
+	r := sc.st.packs[d]
+	lo, hi := int(r[0]), int(r[1])
 	empty := true
 	if hi > lo {
 		n := sc.visible.Rank(uint32(hi - 1))

@@ -74,7 +74,7 @@ func disabledReason(c *registry.Capability) string {
 // checkACL explains acl.Allows: which deny entry matched, or which gate granted nothing.
 func checkACL(acl *registry.ACL, rc *registry.RuntimeContext, g registry.Gate) Decision {
 	if acl.Allows(rc, g) {
-		return Decision{Allowed: true, Reason: "allowed by acl." + g.String(), Gate: g}
+		return Decision{Allowed: true, Reason: allowedReason(g), Gate: g}
 	}
 	for _, e := range acl.Deny {
 		probe := registry.ACL{Deny: []string{e}, Discover: []string{"*"}}
@@ -90,6 +90,20 @@ func checkACL(acl *registry.ACL, rc *registry.RuntimeContext, g registry.Gate) D
 	}
 	// Unreachable while ACL.Allows nests the gates; stay closed if it ever changes.
 	return Decision{Code: CodeNotGranted, Reason: "not granted (default deny)", Gate: g}
+}
+
+// allowedReason is the Reason of an allowed Decision at gate g, without building it anew on
+// every check (availability checks every candidate of every search).
+func allowedReason(g registry.Gate) string {
+	switch g {
+	case registry.GateDiscover:
+		return "allowed by acl.discover"
+	case registry.GateDescribe:
+		return "allowed by acl.describe"
+	case registry.GateExecute:
+		return "allowed by acl.execute"
+	}
+	return "allowed by acl." + g.String()
 }
 
 // NeedsConfirmation reports whether running c needs a confirmation token: the definition asks

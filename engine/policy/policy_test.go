@@ -305,3 +305,11 @@ func TestCompareVersions(t *testing.T) {
 		})
 	}
 }
+
+func TestAllowedReason(t *testing.T) {
+	for g := registry.GateDiscover; g <= registry.GateExecute+1; g++ {
+		if got, want := allowedReason(g), "allowed by acl."+g.String(); got != want {
+			t.Errorf("gate %d: %q, want %q", g, got, want)
+		}
+	}
+}
