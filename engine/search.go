@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -29,17 +30,21 @@ type Update struct {
 // because a retriever is slow or broken: the answer is then partial and says so in
 // SearchMeta. It returns ErrInvalidRequest for a request that breaks the protocol.
 func (e *Engine) Search(ctx context.Context, req registry.SearchRequest, rc registry.RuntimeContext) (*registry.SearchResponse, error) {
-	job, _, err := e.prepare(ctx, &req, &rc, false)
+	job, sc, err := e.prepare(ctx, &req, &rc, false)
 	if err != nil {
 		return nil, err
 	}
-	return e.sys.Search(ctx, job)
+	resp, err := e.sys.Search(ctx, job)
+	if err == nil {
+		sc.release() // the final ranking is done; after an error the gather actor may not be
+	}
+	return resp, err
 }
 
 // SearchStream is Search with the partial rankings: the channel carries an Update per
 // retriever answer, then the final one, and is closed.
 func (e *Engine) SearchStream(ctx context.Context, req registry.SearchRequest, rc registry.RuntimeContext) (<-chan Update, error) {
-	job, _, err := e.prepare(ctx, &req, &rc, true)
+	job, sc, err := e.prepare(ctx, &req, &rc, true)
 	if err != nil {
 		return nil, err
 	}
@@ -50,8 +55,13 @@ func (e *Engine) SearchStream(ctx context.Context, req registry.SearchRequest, r
 	}
 	go func() {
 		defer close(out)
+		final := false
 		for u := range in {
+			final = final || u.Final
 			out <- Update{Response: u.Response, Final: u.Final}
+		}
+		if final {
+			sc.release()
 		}
 	}()
 	return out, nil
@@ -175,9 +185,7 @@ type searchCtx struct {
 	signals rank.Signals
 	allow   *roaring.Bitmap
 	start   time.Time
-	cands   []rank.Candidate
-	pos     docTable
-	nsrc    []int32 // per candidate, the number of sources (rank's first pass)
+	bufs    *rankBufs // taken on the first rank call, returned by release
 	// expected, when set, makes the final ranking record a calibration sample.
 	expected registry.Resolution
 	sample   rank.Sample
@@ -185,6 +193,30 @@ type searchCtx struct {
 	// first pack candidate); packs caches which packs have a visible descendant.
 	visible *roaring.Bitmap
 	packs   []packSeen
+}
+
+// rankBufs is the working memory of a search's rank calls, recycled across searches.
+type rankBufs struct {
+	cands []rank.Candidate
+	pos   docTable
+	nsrc  []int32       // per candidate, the number of sources (rank's first pass)
+	srcs  []rank.Source // the candidates' evidence, carved per candidate
+}
+
+var rankPool = sync.Pool{New: func() any { return new(rankBufs) }}
+
+// release returns the search's rank buffers to the pool once no rank call can follow.
+// The responses built from them hold copies only.
+func (sc *searchCtx) release() {
+	b := sc.bufs
+	if b == nil {
+		return
+	}
+	sc.bufs = nil
+	clear(b.cands) // drop the capabilities and evidence they point to
+	clear(b.srcs)
+	b.cands, b.nsrc = b.cands[:0], b.nsrc[:0]
+	rankPool.Put(b)
 }
 
 // packSeen records whether a pack has a descendant the caller can see.
@@ -202,11 +234,15 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 			hits += len(g.Evidence[i].Hits)
 		}
 	}
-	sc.pos.reset(hits)
-	if cap(sc.cands) < hits {
-		sc.cands = make([]rank.Candidate, 0, hits)
+	if sc.bufs == nil {
+		sc.bufs = rankPool.Get().(*rankBufs)
 	}
-	sc.cands, sc.nsrc = sc.cands[:0], sc.nsrc[:0]
+	b := sc.bufs
+	b.pos.reset(hits)
+	if cap(b.cands) < hits {
+		b.cands = make([]rank.Candidate, 0, hits)
+	}
+	b.cands, b.nsrc = b.cands[:0], b.nsrc[:0]
 	// First pass: the candidates, in order of first appearance, and how many sources each
 	// gets (nsrc).
 	for i := range g.Evidence {
@@ -215,33 +251,37 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 			continue
 		}
 		for _, h := range ev.Hits {
-			slot, j := sc.pos.find(h.Doc)
+			slot, j := b.pos.find(h.Doc)
 			if j < 0 {
 				c := gen.Doc(h.Doc)
 				if c.ResourceType == registry.TypePack && sc.emptyPack(h.Doc) {
-					sc.pos.set(slot, h.Doc, skipped)
+					b.pos.set(slot, h.Doc, skipped)
 					continue // everything in it is hidden from the caller: not an answer
 				}
 				av, _ := policy.Availability(c, sc.rc)
-				j = int32(len(sc.cands))
-				sc.pos.set(slot, h.Doc, j)
-				sc.cands = append(sc.cands, rank.Candidate{Doc: h.Doc, Cap: c, Availability: av})
-				sc.nsrc = append(sc.nsrc, 0)
+				j = int32(len(b.cands))
+				b.pos.set(slot, h.Doc, j)
+				b.cands = append(b.cands, rank.Candidate{Doc: h.Doc, Cap: c, Availability: av})
+				b.nsrc = append(b.nsrc, 0)
 			} else if j == skipped {
 				continue
 			}
-			sc.nsrc[j]++
+			b.nsrc[j]++
 		}
 	}
 	// Second pass: every candidate's sources, in the order gathered, carved from one arena.
 	n := 0
-	for _, k := range sc.nsrc {
+	for _, k := range b.nsrc {
 		n += int(k)
 	}
-	arena := make([]rank.Source, n)
-	for i := range sc.cands {
-		c := &sc.cands[i]
-		k := int(sc.nsrc[i])
+	if cap(b.srcs) < n {
+		b.srcs = make([]rank.Source, n)
+	}
+	b.srcs = b.srcs[:n]
+	arena := b.srcs
+	for i := range b.cands {
+		c := &b.cands[i]
+		k := int(b.nsrc[i])
 		c.Evidence, arena = arena[:0:k], arena[k:]
 	}
 	for i := range g.Evidence {
@@ -252,15 +292,15 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 		name := ev.Kind.String()
 		floor := listFloor(g.Planned, ev)
 		for r, h := range ev.Hits {
-			_, j := sc.pos.find(h.Doc)
+			_, j := b.pos.find(h.Doc)
 			if j < 0 {
 				continue
 			}
-			c := &sc.cands[j]
+			c := &b.cands[j]
 			c.Evidence = append(c.Evidence, rank.Source{Retriever: name, Rank: r + 1, Raw: h.Score, Floor: floor, Matched: h.Matched})
 		}
 	}
-	cands := sc.cands
+	cands := b.cands
 	noBreakdown := !sc.req.Explain // the breakdown is shown only in an explanation
 	w := e.weights
 	w.NoBreakdown = noBreakdown
@@ -452,6 +492,7 @@ func (e *Engine) CalibrationSample(ctx context.Context, req registry.SearchReque
 	if _, err := e.sys.Search(ctx, job); err != nil {
 		return rank.Sample{}, err
 	}
+	sc.release()
 	return sc.sample, nil
 }
 
