@@ -377,9 +377,26 @@ func appendQueryConcepts(dst []int32, q *Query, terms []string) []int32 {
 			}
 		}
 	}
-	out := dst[:n]
-	for i, c := range dst[n:] {
-		if !slices.Contains(dst[n:n+i], c) {
+	return dedupeFrom(dst, n)
+}
+
+// queryAnalysis returns queryTerms(q) and appendQueryConcepts(concepts, q, terms); a query
+// given by its text alone is scanned once for both.
+func queryAnalysis(q *Query, concepts []int32) ([]string, []int32) {
+	if q.Terms != nil || q.Text == "" {
+		terms := queryTerms(q)
+		return terms, appendQueryConcepts(concepts, q, terms)
+	}
+	n := len(concepts)
+	terms, concepts := text.AppendTermsConceptIDs(nil, concepts, q.Text)
+	return terms, dedupeFrom(concepts, n)
+}
+
+// dedupeFrom removes the repeats in ids[n:], keeping first appearances in order.
+func dedupeFrom(ids []int32, n int) []int32 {
+	out := ids[:n]
+	for i, c := range ids[n:] {
+		if !slices.Contains(ids[n:n+i], c) {
 			out = append(out, c)
 		}
 	}
@@ -390,12 +407,13 @@ func appendQueryConcepts(dst []int32, q *Query, terms []string) []int32 {
 // expansions (weighted conceptWeight), keeping the best limit with MaxScore pruning.
 func (g *Generation) retrieveLexical(q *Query, allow *roaring.Bitmap, limit int) []Hit {
 	x := &g.lex
-	terms := queryTerms(q)
-	if len(terms) == 0 && q.Text == "" {
+	if len(q.Terms) == 0 && q.Text == "" {
 		return nil
 	}
 	s := getScratch()
 	defer putScratch(s)
+	terms, concepts := queryAnalysis(q, s.concepts[:0])
+	s.concepts = concepts
 	ids := s.tids[:0]
 	for _, t := range terms {
 		if id, ok := x.dict[t]; ok {
@@ -412,7 +430,6 @@ func (g *Generation) retrieveLexical(q *Query, allow *roaring.Bitmap, limit int)
 		s.terms = keepStrongest(s.terms, maxQueryTerms)
 	}
 	nq, nids := len(s.terms), len(ids)
-	s.concepts = appendQueryConcepts(s.concepts[:0], q, terms)
 	for _, c := range s.concepts {
 		for _, id := range g.conceptTermsOf(c) {
 			if _, found := slices.BinarySearch(ids[:nids], id); found || slices.Contains(ids[nids:], id) {

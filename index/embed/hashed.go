@@ -65,6 +65,8 @@ type Hashed struct {
 	mask uint64 // dim-1 when dim is a power of two (x%dim == x&mask), else 0
 	bits int    // bits of the largest bucket, dim-1
 	id   string
+	// conceptBuckets returns the bucket of every default-lexicon concept, by concept id.
+	conceptBuckets func() []uint32
 }
 
 // NewHashed returns a Hashed embedder of DefaultHashedDim dimensions.
@@ -80,6 +82,14 @@ func NewHashedDim(dim int) *Hashed {
 	if dim&(dim-1) == 0 {
 		h.mask = uint64(dim - 1)
 	}
+	h.conceptBuckets = sync.OnceValue(func() []uint32 {
+		lex := text.DefaultLexicon()
+		b := make([]uint32, lex.Len())
+		for id := range b {
+			b[id] = h.bucket(nsConcept, lex.Name(int32(id)))
+		}
+		return b
+	})
 	return h
 }
 
@@ -112,15 +122,17 @@ func (f feat) w() float32  { return math.Float32frombits(uint32(f)) }
 
 type hashedScratch struct {
 	feats    []feat
-	tmp      []feat // radix sort buffer
-	concepts []string
+	tmp      []feat       // sort buffer
+	bins     []int32      // binSort's counters
+	toks     []text.Token // the scanned text, for the concept matcher
+	concepts []int32
 	sc       text.Scanner
 	marked   []byte
 	offs     []int
 }
 
 var scratchPool = sync.Pool{New: func() any {
-	return &hashedScratch{feats: make([]feat, 0, 256), concepts: make([]string, 0, 16), marked: make([]byte, 0, 128), offs: make([]int, 0, maxGramRunes+3)}
+	return &hashedScratch{feats: make([]feat, 0, 256), toks: make([]text.Token, 0, 64), concepts: make([]int32, 0, 16), marked: make([]byte, 0, 128), offs: make([]int, 0, maxGramRunes+3)}
 }}
 
 // EmbedSparse returns the sparse vector of s; the empty vector when s has no features.
@@ -129,37 +141,40 @@ func (h *Hashed) EmbedSparse(s string) SparseVector {
 	defer scratchPool.Put(st)
 	feats := st.feats[:0]
 
+	// One scan gives the surface features and the tokens the concept matcher needs (the
+	// same text.AppendConceptIDs would scan for, stop words included).
+	toks := st.toks[:0]
 	st.sc.Reset(s)
 	for st.sc.Next() {
-		switch st.sc.Kind() {
-		case text.KindCJK:
-			feats = h.cjkFeatures(feats, st.sc.Text())
-		case text.KindWord:
-			term, ok := st.sc.Term()
-			if !ok {
-				continue
-			}
-			feats = append(feats, mkFeat(h.bucket(nsWord, term), weightWord))
+		kind := st.sc.Kind()
+		key, stop := st.sc.Key()
+		toks = append(toks, text.Token{Key: key, Kind: kind})
+		switch {
+		case kind == text.KindCJK:
+			feats = h.cjkFeatures(feats, key)
+		case stop:
+		case kind == text.KindWord:
+			feats = append(feats, mkFeat(h.bucket(nsWord, key), weightWord))
 			feats = h.gramFeatures(feats, st, st.sc.Bytes())
-		case text.KindJoined:
-			if term, ok := st.sc.Term(); ok {
-				feats = append(feats, mkFeat(h.bucket(nsWord, term), weightWord))
-			}
+		case kind == text.KindJoined:
+			feats = append(feats, mkFeat(h.bucket(nsWord, key), weightWord))
 		}
 	}
 	st.sc.Reset("")
 
-	st.concepts = text.AppendConcepts(st.concepts[:0], s)
+	st.concepts = text.DefaultLexicon().AppendTokenConceptIDs(st.concepts[:0], toks)
+	buckets := h.conceptBuckets()
 	for _, c := range st.concepts {
-		feats = append(feats, mkFeat(h.bucket(nsConcept, c), weightConcept))
+		feats = append(feats, mkFeat(buckets[c], weightConcept))
 	}
-	clear(st.concepts)
+	clear(toks)
+	st.toks = toks[:0]
 
 	st.feats = feats
-	v := finish(&st.feats, &st.tmp, h.bits)
+	v := st.finish(h.bits)
 	st.feats = st.feats[:0]
-	if cap(st.feats) > maxPooledFeats || cap(st.tmp) > maxPooledFeats { // a huge text: do not pin its buffers
-		st.feats, st.tmp = make([]feat, 0, 256), nil
+	if cap(st.feats) > maxPooledFeats || cap(st.tmp) > maxPooledFeats || cap(st.toks) > maxPooledFeats/4 { // a huge text: do not pin its buffers
+		st.feats, st.tmp, st.toks = make([]feat, 0, 256), nil, make([]text.Token, 0, 64)
 	}
 	return v
 }
@@ -227,9 +242,18 @@ func (h *Hashed) cjkFeatures(feats []feat, run string) []feat {
 	return feats
 }
 
-// radixMin is the number of feature occurrences from which finish radix-sorts by bucket
-// instead of comparison-sorting.
-const radixMin = 96
+// Feature occurrences are sorted by value (bucket, then weight bits) before merging:
+// fewer than binSortMin by slices.Sort; up to binSortMax by binSort, as long as its bins
+// hold a few occurrences each; longer texts by radixSort and a per-bucket insertion sort.
+const (
+	binSortMin = 32
+	binSortMax = 1 << 13
+	// maxBinBits bounds binSort's bins (2^maxBinBits counters).
+	maxBinBits = 12
+	// maxBinLoad is the largest mean occupancy of a bin binSort accepts; beyond it (a
+	// small dimension leaves few bins) the insertion sort would degrade.
+	maxBinLoad = 4
+)
 
 // radixBits is the digit width of finish's LSD radix sort: two passes for 2^18 buckets.
 const radixBits = 9
@@ -237,19 +261,22 @@ const radixBits = 9
 // finish merges feature occurrences per bucket with sublinear term frequency and
 // L2-normalises: a bucket hit c times by features of weight w gets w·(1+ln c). The
 // occurrences are ordered as slices.Sort orders them (by bucket, then weight bits), so
-// each bucket's weights are summed in the same float32 order: long texts are
-// radix-sorted by bucket (stable, idxBits wide) and each bucket's short run
-// insertion-sorted. The sort may swap the buffers *featsp and *tmp.
-func finish(featsp, tmp *[]feat, idxBits int) SparseVector {
-	if len(*featsp) == 0 {
+// each bucket's weights are summed in the same float32 order. It reads st.feats, whose
+// buffer the sort may swap with st.tmp; idxBits is the width of the largest bucket.
+func (st *hashedScratch) finish(idxBits int) SparseVector {
+	if len(st.feats) == 0 {
 		return SparseVector{}
 	}
-	if len(*featsp) < radixMin {
-		slices.Sort(*featsp)
-	} else {
-		radixSort(featsp, tmp, idxBits)
+	sorted := true // whole occurrences in order, not only buckets
+	switch n := len(st.feats); {
+	case n < binSortMin:
+		slices.Sort(st.feats)
+	case n <= binSortMax && binSort(&st.feats, &st.tmp, &st.bins, idxBits):
+	default:
+		radixSort(&st.feats, &st.tmp, idxBits)
+		sorted = false
 	}
-	feats := *featsp
+	feats := st.feats
 	n := 1
 	for i := 1; i < len(feats); i++ {
 		if feats[i].idx() != feats[i-1].idx() {
@@ -266,10 +293,8 @@ func finish(featsp, tmp *[]feat, idxBits int) SparseVector {
 		val := feats[i].w()
 		if j > i+1 { // one occurrence: ln 1 = 0
 			run := feats[i:j]
-			for a := 1; a < len(run); a++ { // runs are short: insertion sort by weight
-				for b := a; b > 0 && run[b] < run[b-1]; b-- {
-					run[b], run[b-1] = run[b-1], run[b]
-				}
+			if !sorted { // radixSort orders buckets only: runs are short, insertion-sort them
+				insertionSort(run)
 			}
 			var sum, wmax float32
 			for _, f := range run {
@@ -288,6 +313,54 @@ func finish(featsp, tmp *[]feat, idxBits int) SparseVector {
 		v.Val[i] *= inv
 	}
 	return v
+}
+
+// insertionSort sorts a short or nearly sorted run of occurrences.
+func insertionSort(run []feat) {
+	for a := 1; a < len(run); a++ {
+		for b := a; b > 0 && run[b] < run[b-1]; b-- {
+			run[b], run[b-1] = run[b-1], run[b]
+		}
+	}
+}
+
+// binSort sorts *featsp by value in one counting pass and one scatter into about
+// len/2 bins by the top bits of the bucket (*tmp is the second buffer; the two may swap;
+// *bins holds the counters), then an insertion sort that only has to order each bin:
+// buckets are hashes, so the bins hold a couple of occurrences each. It reports false,
+// sorting nothing, when the bins would be too crowded for that (a small dimension).
+func binSort(featsp, tmp *[]feat, binsp *[]int32, idxBits int) bool {
+	feats := *featsp
+	k := min(bits.Len(uint(len(feats)))-1, idxBits, maxBinBits)
+	if len(feats)>>k > maxBinLoad {
+		return false
+	}
+	if cap(*tmp) < len(feats) {
+		*tmp = make([]feat, len(feats), 2*len(feats))
+	}
+	dst := (*tmp)[:len(feats)]
+	shift := 32 + idxBits - k // the top k bits of the bucket, in the packed feat
+	if cap(*binsp) < 1<<k {
+		*binsp = make([]int32, 1<<maxBinBits)
+	}
+	bins := (*binsp)[:1<<k]
+	clear(bins)
+	for _, f := range feats {
+		bins[f>>shift]++
+	}
+	var sum int32
+	for d, c := range bins {
+		bins[d] = sum
+		sum += c
+	}
+	for _, f := range feats {
+		d := f >> shift
+		dst[bins[d]] = f
+		bins[d]++
+	}
+	insertionSort(dst)
+	*featsp, *tmp = dst, feats[:0]
+	return true
 }
 
 // radixSort stably sorts *featsp by bucket (the low idxBits bits of idx), LSD in digits

@@ -4,8 +4,6 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
-
-	"github.com/kljensen/snowball/english"
 )
 
 // stopWords is the small English stop list removed by Analyze: articles, pronouns,
@@ -39,23 +37,6 @@ var cjkStopUnigrams = map[string]struct{}{
 	"的": {}, "了": {}, "吗": {}, "呢": {}, "吧": {}, "啊": {}, "呀": {}, "哦": {}, "么": {},
 }
 
-// maxStemBytes bounds the words that are stemmed and memoised; longer words are kept as
-// they are.
-const maxStemBytes = 48
-
-// stemmable reports whether w is an ASCII lower-case word the English stemmer should see.
-func stemmable[T string | []byte](w T) bool {
-	if len(w) <= 2 || len(w) > maxStemBytes {
-		return false
-	}
-	for i := 0; i < len(w); i++ {
-		if c := w[i]; c < 'a' || c > 'z' {
-			return false
-		}
-	}
-	return true
-}
-
 // Stem returns the English snowball stem of a folded word ("deleting" → "delet"). Words
 // that are not plain ASCII lower-case letters (non-ASCII, digits, upper case) and words of
 // one or two letters are returned unchanged.
@@ -66,98 +47,29 @@ func Stem(w string) string {
 	return termCache.get(w)
 }
 
-// Terms are memoised in a bounded sharded cache: folded word → term.
-const (
-	termShards   = 32
-	termShardCap = 4096
-)
-
-type termShard struct {
-	mu sync.RWMutex // guards m
-	m  map[string]string
-}
-
-type termMemo struct {
-	shards [termShards]termShard
-}
-
-var termCache = func() *termMemo {
-	c := &termMemo{}
-	for i := range c.shards {
-		c.shards[i].m = make(map[string]string)
-	}
-	return c
-}()
-
-func fnv32[T string | []byte](b T) uint32 {
-	h := uint32(2166136261)
-	for i := 0; i < len(b); i++ {
-		h ^= uint32(b[i])
-		h *= 16777619
-	}
-	return h
-}
-
-// computeTerm returns the term of folded word w: its stem when stemmable, else w.
-func computeTerm(w string) string {
-	if !stemmable(w) {
-		return w
-	}
-	return english.Stem(w, true)
-}
-
-// get returns the term of the folded word w, memoised when short.
-func (c *termMemo) get(w string) string {
-	if len(w) > maxStemBytes {
-		return w
-	}
-	sh := &c.shards[fnv32(w)%termShards]
-	sh.mu.RLock()
-	t, ok := sh.m[w]
-	sh.mu.RUnlock()
-	if ok {
-		return t
-	}
-	return sh.insert(strings.Clone(w))
-}
-
-// getBytes is get for a word held in a byte slice; it does not allocate on a hit.
-func (c *termMemo) getBytes(b []byte) string {
-	if len(b) > maxStemBytes {
-		return string(b)
-	}
-	sh := &c.shards[fnv32(b)%termShards]
-	sh.mu.RLock()
-	t, ok := sh.m[string(b)]
-	sh.mu.RUnlock()
-	if ok {
-		return t
-	}
-	return sh.insert(string(b))
-}
-
-// insert computes the term of key (a string the shard may keep) and memoises it while
-// the shard has room.
-func (sh *termShard) insert(key string) string {
-	t := computeTerm(key)
-	sh.mu.Lock()
-	if len(sh.m) < termShardCap {
-		sh.m[key] = t
-	}
-	sh.mu.Unlock()
-	return t
-}
-
 // Term returns the search term of the current word or joined token: its stem (memoised)
 // and false when it is a stop word. For a CJK token it returns Text and true.
 func (sc *Scanner) Term() (string, bool) {
-	if sc.kind == KindCJK {
-		return sc.Text(), true
-	}
-	if _, stop := stopWords[string(sc.buf)]; stop {
+	key, stop := sc.Key()
+	if stop {
 		return "", false
 	}
-	return termCache.getBytes(sc.buf), true
+	return key, true
+}
+
+// Key returns the matching key of the current token and whether it is a stop word: for a
+// word or joined token its term (see Term), given for stop words too, which take part in
+// phrases; for a CJK token Text and false. Key is what Lexicon.AppendTokenConceptIDs
+// matches, so a caller can analyse a text and find its concepts in one scan.
+func (sc *Scanner) Key() (key string, stop bool) {
+	if sc.kind == KindCJK {
+		return sc.Text(), false
+	}
+	if len(sc.buf) > maxStemBytes {
+		return string(sc.buf), false // no stop word is that long
+	}
+	e := termCache.lookupBytes(sc.buf)
+	return e.term, e.stop
 }
 
 var scannerPool = sync.Pool{New: func() any { return new(Scanner) }}

@@ -22,11 +22,26 @@ type Lexicon struct {
 	ids     map[string]int32    // name → concept id
 	members map[string][]string // name → members as written
 	byKey   map[string][]int32  // stemmed English phrase ("sign in") or CJK word → concept ids
-	// phraseStarts holds the first stem of every multi-word member.
-	phraseStarts map[string]struct{}
 	// maxWords is the longest English member in words; maxRunes the longest CJK member.
 	maxWords int
 	maxRunes int
+
+	// The matcher's view of byKey, built once parsed (see index).
+	words map[string]wordInfo // one-word key or first word of a phrase → what it starts
+	cjk   map[string]cjkInfo  // CJK key or prefix of one → its concepts
+}
+
+// wordInfo is what one word (its stem) starts: a one-word key naming ids (none for a
+// blocker), and phrases of the lengths set in phraseLens (bit n for n words).
+type wordInfo struct {
+	ids        []int32
+	phraseLens uint64
+}
+
+// cjkInfo is a CJK key (key set, naming ids; none for a blocker) or a proper prefix of one.
+type cjkInfo struct {
+	ids []int32
+	key bool
 }
 
 // blockName names the lines of blockers: words that longest match consumes without naming
@@ -40,7 +55,7 @@ const blockName = "-"
 // "sign_in" and "e-mail" are phrases) and stemmed; a Chinese member must be all CJK.
 // Errors wrap ErrLexicon and name the line.
 func ParseLexicon(data []byte) (*Lexicon, error) {
-	l := &Lexicon{ids: map[string]int32{}, members: map[string][]string{}, byKey: map[string][]int32{}, phraseStarts: map[string]struct{}{}}
+	l := &Lexicon{ids: map[string]int32{}, members: map[string][]string{}, byKey: map[string][]int32{}}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
 	line := 0
@@ -60,10 +75,6 @@ func ParseLexicon(data []byte) (*Lexicon, error) {
 				}
 				if _, taken := l.byKey[key]; !taken {
 					l.byKey[key] = nil
-				}
-				if words > 1 {
-					first, _, _ := strings.Cut(key, " ")
-					l.phraseStarts[first] = struct{}{}
 				}
 				l.maxWords = max(l.maxWords, words)
 				l.maxRunes = max(l.maxRunes, runes)
@@ -92,10 +103,6 @@ func ParseLexicon(data []byte) (*Lexicon, error) {
 			if !slices.Contains(l.byKey[key], id) {
 				l.byKey[key] = append(l.byKey[key], id)
 			}
-			if words > 1 {
-				first, _, _ := strings.Cut(key, " ")
-				l.phraseStarts[first] = struct{}{}
-			}
 			l.maxWords = max(l.maxWords, words)
 			l.maxRunes = max(l.maxRunes, runes)
 		}
@@ -103,7 +110,39 @@ func ParseLexicon(data []byte) (*Lexicon, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrLexicon, err)
 	}
+	l.index()
 	return l, nil
+}
+
+// index builds the matcher's maps from byKey: every English key under its first word
+// (one-word keys with their ids, longer ones as a phrase length), and every CJK key with
+// each of its proper prefixes, so longest match can stop at the first miss.
+func (l *Lexicon) index() {
+	l.words, l.cjk = map[string]wordInfo{}, map[string]cjkInfo{}
+	for key, ids := range l.byKey {
+		if r, _ := utf8.DecodeRuneInString(key); IsCJK(r) {
+			l.cjk[key] = cjkInfo{ids: ids, key: true}
+			continue
+		}
+		first, _, phrase := strings.Cut(key, " ")
+		w := l.words[first]
+		if phrase {
+			w.phraseLens |= 1 << min(strings.Count(key, " ")+1, 63)
+		} else {
+			w.ids = ids
+		}
+		l.words[first] = w
+	}
+	for key := range l.byKey {
+		if r, _ := utf8.DecodeRuneInString(key); !IsCJK(r) {
+			continue
+		}
+		for i := range key {
+			if _, ok := l.cjk[key[:i]]; i > 0 && !ok {
+				l.cjk[key[:i]] = cjkInfo{}
+			}
+		}
+	}
 }
 
 func validName(s string) bool {
@@ -275,13 +314,14 @@ func (l *Lexicon) ConceptsIn(s string) []string {
 	return slices.Clip(out)
 }
 
-// lexItem is one scanned token for concept matching.
-type lexItem struct {
-	key  string // stem of a word, or a CJK run
-	kind Kind
+// Token is one scanned token as the concept matcher sees it: Key is the Scanner's Key (the
+// term of a word or joined token, stop words included, or a whole CJK run).
+type Token struct {
+	Key  string
+	Kind Kind
 }
 
-var lexItemsPool = sync.Pool{New: func() any { s := make([]lexItem, 0, 64); return &s }}
+var tokensPool = sync.Pool{New: func() any { s := make([]Token, 0, 64); return &s }}
 
 // AppendConcepts appends the name of every concept occurrence in s to dst, in text order
 // and with repeats (see ConceptsIn), and returns the extended slice. The names are shared
@@ -304,83 +344,126 @@ func (l *Lexicon) AppendConceptIDs(dst []int32, s string) []int32 {
 	if len(l.byKey) == 0 {
 		return dst
 	}
-	itemsp := lexItemsPool.Get().(*[]lexItem)
-	items := (*itemsp)[:0]
+	toksp := tokensPool.Get().(*[]Token)
+	toks := (*toksp)[:0]
 	sc := scannerPool.Get().(*Scanner)
 	sc.Reset(s)
 	for sc.Next() {
-		if sc.kind == KindCJK {
-			items = append(items, lexItem{key: sc.Text(), kind: KindCJK})
-			continue
-		}
-		items = append(items, lexItem{key: termCache.getBytes(sc.buf), kind: sc.kind})
+		key, _ := sc.Key()
+		toks = append(toks, Token{Key: key, Kind: sc.kind})
 	}
 	sc.Reset("")
 	scannerPool.Put(sc)
-
-	var keyBuf [128]byte
-	for i := 0; i < len(items); {
-		it := items[i]
-		switch it.kind {
-		case KindCJK:
-			dst = l.appendCJK(dst, it.key)
-			i++
-		case KindJoined:
-			dst = append(dst, l.byKey[it.key]...)
-			i++
-		default:
-			n := 1
-			if _, ok := l.phraseStarts[it.key]; !ok {
-				dst = append(dst, l.byKey[it.key]...)
-				i++
-				continue
-			}
-			for n < l.maxWords && i+n < len(items) && items[i+n].kind == KindWord {
-				n++
-			}
-			matched := 1
-			for ; n >= 1; n-- {
-				key := keyBuf[:0]
-				for j := i; j < i+n; j++ {
-					if j > i {
-						key = append(key, ' ')
-					}
-					key = append(key, items[j].key...)
-				}
-				if ids, ok := l.byKey[string(key)]; ok {
-					dst = append(dst, ids...)
-					matched = n
-					break
-				}
-			}
-			i += matched
-		}
-	}
-	clear(items)
-	*itemsp = items[:0]
-	lexItemsPool.Put(itemsp)
+	dst = l.AppendTokenConceptIDs(dst, toks)
+	clear(toks)
+	*toksp = toks[:0]
+	tokensPool.Put(toksp)
 	return dst
 }
 
-// appendCJK matches the members inside one CJK run, longest first, left to right.
-func (l *Lexicon) appendCJK(dst []int32, run string) []int32 {
-	var ends [16]int
-	maxRunes := max(1, min(l.maxRunes, len(ends)))
-	for i := 0; i < len(run); {
-		n := 0
-		for j := i; j < len(run) && n < maxRunes; n++ {
-			_, size := utf8.DecodeRuneInString(run[j:])
-			j += size
-			ends[n] = j
+// AppendTermsConceptIDs appends the search terms of s (see AppendTerms) to terms and the
+// id of every default-lexicon concept occurrence in s (see AppendConceptIDs) to ids, in
+// one scan, and returns the extended slices.
+func AppendTermsConceptIDs(terms []string, ids []int32, s string) ([]string, []int32) {
+	toksp := tokensPool.Get().(*[]Token)
+	toks := (*toksp)[:0]
+	sc := scannerPool.Get().(*Scanner)
+	sc.Reset(s)
+	for sc.Next() {
+		key, stop := sc.Key()
+		toks = append(toks, Token{Key: key, Kind: sc.kind})
+		switch {
+		case sc.kind == KindCJK:
+			terms = appendCJKTerms(terms, key)
+		case !stop:
+			terms = append(terms, key)
 		}
-		step := ends[0] - i
-		for k := n - 1; k >= 0; k-- {
-			if ids, ok := l.byKey[run[i:ends[k]]]; ok {
-				dst = append(dst, ids...)
-				step = ends[k] - i
-				break
+	}
+	sc.Reset("")
+	scannerPool.Put(sc)
+	ids = DefaultLexicon().AppendTokenConceptIDs(ids, toks)
+	clear(toks)
+	*toksp = toks[:0]
+	tokensPool.Put(toksp)
+	return terms, ids
+}
+
+// AppendTokenConceptIDs is AppendConceptIDs over a text already scanned into toks, one
+// Token per Scanner token in order: a caller that scans a text anyway finds its concepts
+// without scanning and stemming it again.
+func (l *Lexicon) AppendTokenConceptIDs(dst []int32, toks []Token) []int32 {
+	if len(l.byKey) == 0 {
+		return dst
+	}
+	var keyBuf [128]byte
+	for i := 0; i < len(toks); {
+		t := toks[i]
+		switch t.Kind {
+		case KindCJK:
+			dst = l.appendCJK(dst, t.Key)
+			i++
+		case KindJoined:
+			dst = append(dst, l.byKey[t.Key]...)
+			i++
+		default:
+			w, ok := l.words[t.Key]
+			i++
+			if !ok || w.phraseLens == 0 {
+				dst = append(dst, w.ids...)
+				continue
+			}
+			// a phrase start: the longest phrase of the words that follow, else the word
+			n := 1
+			for n < l.maxWords && i-1+n < len(toks) && toks[i-1+n].Kind == KindWord {
+				n++
+			}
+			for ; n >= 2; n-- {
+				if w.phraseLens&(1<<n) == 0 {
+					continue
+				}
+				key := append(keyBuf[:0], t.Key...)
+				for _, u := range toks[i : i-1+n] {
+					key = append(append(key, ' '), u.Key...)
+				}
+				if ids, ok := l.byKey[string(key)]; ok {
+					dst = append(dst, ids...)
+					break
+				}
+			}
+			if n >= 2 {
+				i += n - 1
+			} else {
+				dst = append(dst, w.ids...)
 			}
 		}
+	}
+	return dst
+}
+
+// appendCJK matches the members inside one CJK run, longest first, left to right. At each
+// position it extends the match a rune at a time while the text is a key or a prefix of
+// one, and takes the longest key seen.
+func (l *Lexicon) appendCJK(dst []int32, run string) []int32 {
+	maxRunes := max(1, min(l.maxRunes, 16))
+	for i := 0; i < len(run); {
+		_, size := utf8.DecodeRuneInString(run[i:])
+		step := size
+		var ids []int32
+		for j, n := i+size, 1; ; n++ {
+			c, ok := l.cjk[run[i:j]]
+			if !ok {
+				break
+			}
+			if c.key {
+				ids, step = c.ids, j-i
+			}
+			if n == maxRunes || j == len(run) {
+				break
+			}
+			_, size := utf8.DecodeRuneInString(run[j:])
+			j += size
+		}
+		dst = append(dst, ids...)
 		i += step
 	}
 	return dst

@@ -45,19 +45,31 @@ const (
 	clsApos // apostrophe: joins two letters ("don't"), else a separator
 )
 
+// asciiClass is classify of every ASCII rune, for the scanner's byte-wise fast path.
+var asciiClass = func() (t [utf8.RuneSelf]runeClass) {
+	for b := range t {
+		t[b] = classifyASCII(rune(b))
+	}
+	return t
+}()
+
+func classifyASCII(r rune) runeClass {
+	switch {
+	case 'a' <= r && r <= 'z':
+		return clsLower
+	case 'A' <= r && r <= 'Z':
+		return clsUpper
+	case '0' <= r && r <= '9':
+		return clsDigit
+	case r == '\'':
+		return clsApos
+	}
+	return clsSep
+}
+
 func classify(r rune) runeClass {
 	if r < utf8.RuneSelf {
-		switch {
-		case 'a' <= r && r <= 'z':
-			return clsLower
-		case 'A' <= r && r <= 'Z':
-			return clsUpper
-		case '0' <= r && r <= '9':
-			return clsDigit
-		case r == '\'':
-			return clsApos
-		}
-		return clsSep
+		return classifyASCII(r)
 	}
 	switch {
 	case r == utf8.RuneError:
@@ -76,6 +88,17 @@ func classify(r rune) runeClass {
 		return clsMark
 	}
 	return clsSep
+}
+
+// classAt returns the class of the (widened) rune at s[i:], i < len(s), with the rune as
+// it appears, its widened form and its size; ASCII takes a table lookup.
+func classAt(s string, i int) (c runeClass, r, w rune, size int) {
+	if b := s[i]; b < utf8.RuneSelf {
+		return asciiClass[b], rune(b), rune(b), 1
+	}
+	r, size = utf8.DecodeRuneInString(s[i:])
+	w = widen(r)
+	return classify(w), r, w, size
 }
 
 // lowerFolded lowercases a rune that widen has already mapped.
@@ -155,8 +178,8 @@ func (sc *Scanner) Next() bool {
 		return sc.word()
 	}
 	for sc.pos < len(sc.s) {
-		r, size := utf8.DecodeRuneInString(sc.s[sc.pos:])
-		switch classify(widen(r)) {
+		c, _, _, size := classAt(sc.s, sc.pos)
+		switch c {
 		case clsCJK:
 			sc.cjk()
 			return true
@@ -174,13 +197,17 @@ func (sc *Scanner) peek(i int) (runeClass, int) {
 	if i >= len(sc.s) {
 		return clsSep, 0
 	}
-	r, size := utf8.DecodeRuneInString(sc.s[i:])
-	return classify(widen(r)), size
+	c, _, _, size := classAt(sc.s, i)
+	return c, size
 }
 
 func isLetter(c runeClass) bool { return c == clsUpper || c == clsLower }
 
 // word scans one word token starting at sc.pos, which holds a letter or digit.
+//
+// The folded bytes are written lazily: while the word reads as it is folded (sc.same, as
+// for plain lower-case ASCII) nothing is copied until its end, and a lower-case ASCII
+// letter or digit costs a table lookup.
 func (sc *Scanner) word() bool {
 	s := sc.s
 	if !sc.inRun {
@@ -197,9 +224,18 @@ func (sc *Scanner) word() bool {
 	runEnds := true
 loop:
 	for sc.pos < len(s) {
-		r, size := utf8.DecodeRuneInString(s[sc.pos:])
-		w := widen(r)
-		c := classify(w)
+		if b := s[sc.pos]; b < utf8.RuneSelf {
+			if c := asciiClass[b]; c == clsLower || c == clsDigit { // no boundary, no folding
+				if !sc.same {
+					sc.buf = append(sc.buf, b)
+				}
+				hasLetter = hasLetter || c == clsLower
+				prev = c
+				sc.pos++
+				continue
+			}
+		}
+		c, r, w, size := classAt(s, sc.pos)
 		switch c {
 		case clsLower, clsDigit:
 		case clsMark:
@@ -216,8 +252,8 @@ loop:
 		case clsApos:
 			if isLetter(prev) {
 				if nc, _ := sc.peek(sc.pos + size); isLetter(nc) {
+					sc.unfold()
 					sc.pos += size
-					sc.same = false
 					continue
 				}
 			}
@@ -230,12 +266,14 @@ loop:
 		}
 		lw := lowerFolded(w)
 		if lw != r {
-			sc.same = false
+			sc.unfold()
 		}
-		if lw < utf8.RuneSelf {
-			sc.buf = append(sc.buf, byte(lw))
-		} else {
-			sc.buf = utf8.AppendRune(sc.buf, lw)
+		if !sc.same {
+			if lw < utf8.RuneSelf {
+				sc.buf = append(sc.buf, byte(lw))
+			} else {
+				sc.buf = utf8.AppendRune(sc.buf, lw)
+			}
 		}
 		if isLetter(c) {
 			hasLetter = true
@@ -244,6 +282,9 @@ loop:
 		sc.pos += size
 	}
 	sc.end = sc.pos
+	if sc.same {
+		sc.buf = append(sc.buf, s[sc.start:sc.end]...)
+	}
 	sc.runParts++
 	if runEnds {
 		if sc.runParts > 1 {
@@ -254,6 +295,15 @@ loop:
 		sc.inRun = true
 	}
 	return true
+}
+
+// unfold notes that the current word's folded form differs from its input: the part read so
+// far (identical in both) is copied to the buffer, which word extends from then on.
+func (sc *Scanner) unfold() {
+	if sc.same {
+		sc.same = false
+		sc.buf = append(sc.buf[:0], sc.s[sc.start:sc.pos]...)
+	}
 }
 
 // upperStartsWord reports whether the upper-case letter before offset i starts a new
