@@ -243,9 +243,18 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 		b.cands = make([]rank.Candidate, 0, hits)
 	}
 	b.cands, b.nsrc = b.cands[:0], b.nsrc[:0]
+	// The evidence is read in retriever order, not in order of arrival, so the candidates,
+	// their evidence and the floating-point sums of fusion do not depend on which retriever
+	// answered first: the same search gives the same scores, to the last bit.
+	var orderBuf [int(index.NumKinds)]int
+	order := orderBuf[:0]
+	for i := range g.Evidence {
+		order = append(order, i)
+	}
+	slices.SortFunc(order, func(x, y int) int { return int(g.Evidence[x].Kind) - int(g.Evidence[y].Kind) })
 	// First pass: the candidates, in order of first appearance, and how many sources each
 	// gets (nsrc).
-	for i := range g.Evidence {
+	for _, i := range order {
 		ev := &g.Evidence[i]
 		if ev.Outcome != actors.OK {
 			continue
@@ -284,7 +293,7 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 		k := int(b.nsrc[i])
 		c.Evidence, arena = arena[:0:k], arena[k:]
 	}
-	for i := range g.Evidence {
+	for _, i := range order {
 		ev := &g.Evidence[i]
 		if ev.Outcome != actors.OK {
 			continue
@@ -304,6 +313,7 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 	noBreakdown := !sc.req.Explain // the breakdown is shown only in an explanation
 	w := e.weights
 	w.NoBreakdown = noBreakdown
+	w.Unsorted = true // Rerank sorts
 	rank.Fuse(cands, w)
 	ro := e.rerank
 	ro.Terms = sc.st.terms

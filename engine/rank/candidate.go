@@ -125,39 +125,61 @@ func less(a, b *Candidate) int {
 	return 0
 }
 
-// sortCands sorts cands best first (see less). It sorts a permutation of indices and then
-// moves each candidate once, following the permutation's cycles: a Candidate is large and
-// holds pointers, so moving it is far dearer than comparing.
+// sortKey is a candidate's place in sortCands: its score and position.
+type sortKey struct {
+	score float64
+	i     int32
+}
+
+// sortCands sorts cands best first (see less). It sorts small keys, each a candidate's
+// score and position (only ties read the candidates), and then moves each candidate once,
+// following the permutation's cycles: a Candidate is large and holds pointers, so moving it
+// is far dearer than comparing.
 func sortCands(cands []Candidate) {
 	n := len(cands)
 	if n < 2 {
 		return
 	}
-	var buf [128]int32
-	var idx []int32
+	var buf [128]sortKey
+	var keys []sortKey
 	if n <= len(buf) {
-		idx = buf[:n]
+		keys = buf[:n]
 	} else {
-		idx = make([]int32, n)
+		keys = make([]sortKey, n)
 	}
-	for i := range idx {
-		idx[i] = int32(i)
+	sorted := true
+	for i := range keys {
+		keys[i] = sortKey{cands[i].Score, int32(i)}
+		if i > 0 && sorted && less(&cands[i-1], &cands[i]) > 0 {
+			sorted = false
+		}
 	}
-	slices.SortFunc(idx, func(a, b int32) int { return less(&cands[a], &cands[b]) })
-	// new[j] = old[idx[j]], in place.
-	for i := range idx {
-		if idx[i] < 0 {
+	if sorted {
+		return
+	}
+	slices.SortFunc(keys, func(a, b sortKey) int {
+		switch {
+		case a.score > b.score:
+			return -1
+		case a.score < b.score:
+			return 1
+		}
+		return less(&cands[a.i], &cands[b.i])
+	})
+	// new[j] = old[keys[j].i], in place.
+	for i := range keys {
+		if keys[i].i < 0 {
 			continue
 		}
-		if int(idx[i]) == i {
-			idx[i] = -1
+		if int(keys[i].i) == i {
+			keys[i].i = -1
 			continue
 		}
 		tmp := cands[i]
 		j := i
 		for {
-			k := int(idx[j])
-			idx[j] = -1
+			k := int(keys[j].i)
+			keys[j].i = -1
 			if k == i {
 				cands[j] = tmp
 				break

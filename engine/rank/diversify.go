@@ -167,7 +167,6 @@ func Diversify(cands []Candidate, limit int, opts DiversifyOptions) []Candidate 
 			}
 		}
 	}
-	hasSafe := false
 	for i := range cands {
 		if !skip[i] {
 			order = append(order, i)
@@ -175,8 +174,12 @@ func Diversify(cands []Candidate, limit int, opts DiversifyOptions) []Candidate 
 		if placeAt[i] != 0 {
 			order = append(order, int(placeAt[i]-1))
 		}
+	}
+	hasSafe := false // any candidate not high risk (mostly the first: look no further)
+	for i := range cands {
 		if !HighRisk(cands[i].Cap) {
 			hasSafe = true
+			break
 		}
 	}
 

@@ -18,6 +18,10 @@ type Weights struct {
 	// addends (scores are the same). For callers that never show the breakdown; the zero
 	// value keeps it.
 	NoBreakdown bool
+	// Unsorted makes Fuse leave cands in their order instead of sorting them by the fused
+	// score. For callers that Rerank next: Rerank sorts them anyway, and its order does not
+	// depend on the order it is given. The zero value sorts.
+	Unsorted bool
 }
 
 // DefaultWeights returns the default fusion: K 60, score share 0.9, and weights exact 2.0,
@@ -56,42 +60,45 @@ func (w Weights) Of(retriever string) float64 {
 // numRetrievers is the number of known retrievers; retrieverIndex maps a name to 0..5.
 const numRetrievers = 6
 
+// retrieverIndex returns the index of a known retriever (Exact 0, Lexical 1, Semantic 2,
+// Metadata 3, Hierarchy 4, History 5), or -1. Fuse calls it for every evidence, so it tells
+// the names apart by length and first letter and compares one string at most.
 func retrieverIndex(name string) int {
-	switch name {
-	case Exact:
-		return 0
-	case Lexical:
-		return 1
-	case Semantic:
-		return 2
-	case Metadata:
-		return 3
-	case Hierarchy:
-		return 4
-	case History:
-		return 5
+	var want string
+	var x int
+	switch len(name) {
+	case len(Exact):
+		want, x = Exact, 0
+	case len(Lexical): // and History
+		if name[0] == 'l' {
+			want, x = Lexical, 1
+		} else {
+			want, x = History, 5
+		}
+	case len(Semantic): // and Metadata
+		if name[0] == 's' {
+			want, x = Semantic, 2
+		} else {
+			want, x = Metadata, 3
+		}
+	case len(Hierarchy):
+		want, x = Hierarchy, 4
+	default:
+		return -1
 	}
-	return -1
+	if name != want {
+		return -1
+	}
+	return x
 }
 
-// component names of the fusion addends, one per retriever.
-func rrfName(retriever string) string {
-	switch retriever {
-	case Exact:
-		return "rrf.exact"
-	case Metadata:
-		return "rrf.metadata"
-	case Lexical:
-		return "rrf.lexical"
-	case Semantic:
-		return "rrf.semantic"
-	case Hierarchy:
-		return "rrf.hierarchy"
-	case History:
-		return "rrf.history"
-	}
-	return "rrf." + retriever
+// byIndex returns the weights in retrieverIndex order.
+func (w Weights) byIndex() [numRetrievers]float64 {
+	return [numRetrievers]float64{w.Exact, w.Lexical, w.Semantic, w.Metadata, w.Hierarchy, w.History}
 }
+
+// rrfNames are the component names of the fusion addends, in retrieverIndex order.
+var rrfNames = [numRetrievers]string{"rrf." + Exact, "rrf." + Lexical, "rrf." + Semantic, "rrf." + Metadata, "rrf." + Hierarchy, "rrf." + History}
 
 // listRange is what Fuse knows of one retriever's list: its best raw score and the raw
 // score below which a document would not have been returned.
@@ -117,7 +124,8 @@ type listRange struct {
 //
 // Fuse sets Fused and Score to the fused value, replaces Breakdown with one component per
 // contributing retriever ("rrf.<retriever>"), clears the matched lists and sorts cands by
-// score, best first (ties by id). With w.NoBreakdown the Breakdown is left empty.
+// score, best first (ties by id). With w.NoBreakdown the Breakdown is left empty; with
+// w.Unsorted cands keep their order.
 func Fuse(cands []Candidate, w Weights) {
 	k := w.K
 	if k <= 0 {
@@ -144,6 +152,7 @@ func Fuse(cands []Candidate, w Weights) {
 			}
 		}
 	}
+	wts := w.byIndex()
 	var arena []registry.ScoreComponent
 	for i := range cands {
 		c := &cands[i]
@@ -163,43 +172,40 @@ func Fuse(cands []Candidate, w Weights) {
 		c.MatchedEntities = c.MatchedEntities[:0]
 		c.MatchedSymptoms = c.MatchedSymptoms[:0]
 		c.Coverage = 0
+		// Each retriever counts once, at its best rank (the first evidence with it): best[x]
+		// is that evidence's position, +1.
+		var best [numRetrievers]int32
+		for j := range c.Evidence {
+			e := &c.Evidence[j]
+			if x := retrieverIndex(e.Retriever); x >= 0 && e.Rank >= 1 && (best[x] == 0 || e.Rank < c.Evidence[best[x]-1].Rank) {
+				best[x] = int32(j) + 1
+			}
+		}
 		sum := 0.0
 		for j := range c.Evidence {
 			e := &c.Evidence[j]
-			wt := w.Of(e.Retriever)
-			if e.Rank < 1 || wt == 0 || shadowed(c.Evidence, j) {
-				continue
+			x := retrieverIndex(e.Retriever)
+			if x < 0 || best[x] != int32(j)+1 || wts[x] == 0 {
+				continue // unknown, shadowed, ranked below 1 or weighing nothing
 			}
+			wt := wts[x]
 			v := wt / (k + float64(e.Rank)) // reciprocal rank
-			if x := retrieverIndex(e.Retriever); alpha > 0 && x >= 0 {
-				// Scores that do not separate the list leave the reciprocal rank alone.
-				if r := &ranges[x]; r.top > r.floor {
-					norm := min(max((e.Raw-r.floor)/(r.top-r.floor), 0), 1)
-					v = (1-alpha)*v + alpha*wt*norm/(k+1)
-				}
+			// Scores that do not separate the list leave the reciprocal rank alone.
+			if r := &ranges[x]; alpha > 0 && r.top > r.floor {
+				norm := min(max((e.Raw-r.floor)/(r.top-r.floor), 0), 1)
+				v = (1-alpha)*v + alpha*wt*norm/(k+1)
 			}
 			sum += v
 			if w.NoBreakdown {
 				continue
 			}
-			c.Breakdown = append(c.Breakdown, registry.ScoreComponent{Name: rrfName(e.Retriever), Value: v})
+			c.Breakdown = append(c.Breakdown, registry.ScoreComponent{Name: rrfNames[x], Value: v})
 		}
 		c.Fused, c.Score = sum, sum
 	}
-	sortCands(cands)
-}
-
-// shadowed reports whether another evidence of ev[j]'s retriever has a better rank (or the
-// same rank earlier), so each retriever counts once, at its best rank.
-func shadowed(ev []Source, j int) bool {
-	e := &ev[j]
-	for i := range ev {
-		o := &ev[i]
-		if i != j && o.Rank >= 1 && o.Retriever == e.Retriever && (o.Rank < e.Rank || o.Rank == e.Rank && i < j) {
-			return true
-		}
+	if !w.Unsorted {
+		sortCands(cands)
 	}
-	return false
 }
 
 // rerankComponents is the room Fuse leaves in a fresh Breakdown for Rerank's addends.

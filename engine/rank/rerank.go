@@ -199,7 +199,9 @@ const (
 // Every non-zero addend is appended to Breakdown (penalties as negative values). Coverage
 // of an entry is the share of its terms that the query holds. Fuse must have run first
 // (Rerank starts from Fused and keeps Breakdown's fusion components). With
-// opts.NoBreakdown nothing is appended (the score is the same).
+// opts.NoBreakdown nothing is appended (the score is the same). The order Rerank leaves does
+// not depend on the order it is given (ties go by id), so Fuse need not sort before it
+// (Weights.Unsorted).
 func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 	terms := s.Terms
 	if !sortedUnique(terms) {
@@ -219,28 +221,23 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 			riskFactor = opts.CautionFactor
 		}
 	}
-	q := opts.Terms.query(terms)
-	qWeight := opts.Terms.queryWeight(terms)
+	tc := opts.Terms
+	q := tc.query(terms)
+	qWeight := tc.queryWeight(terms)
 	arena := matchArena(cands, s)
 	var pairBuf [128]uint64
-	pairs := opts.Terms.wordPairs(pairBuf[:0], s.Phrase)
-	// when_to_use coverage of every candidate first: a when_not_to_use entry that names
-	// another candidate compares the two
-	var covBuf [128]float64
-	useCov := covBuf[:0]
-	if len(cands) > len(covBuf) {
-		useCov = make([]float64, 0, len(cands))
-	}
+	pairs := tc.wordPairs(pairBuf[:0], s.Phrase)
+	// What the TermCache tells of every candidate first, reading each record once: a
+	// when_not_to_use entry that names another candidate compares their when_to_use.
+	docs := q.docs[:0]
+	q.touch = touch(cands, tc)
 	for i := range cands {
-		cov := 0.0
-		if c := &cands[i]; len(terms) > 0 && len(c.Cap.WhenToUse) > 0 {
-			cov = opts.Terms.coverage(c, q, terms, false)
-		}
-		useCov = append(useCov, cov)
+		docs = append(docs, termsFor(&cands[i], tc, q, qWeight, terms, s.Phrase, pairs, opts.AliasBonus != 0))
 	}
 	for i := range cands {
 		c := &cands[i]
 		cp := c.Cap
+		m := &docs[i]
 		score := c.Fused
 		c.Breakdown = trimToFusion(c.Breakdown)
 		add := func(name string, v float64) {
@@ -252,30 +249,30 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 				c.Breakdown = append(c.Breakdown, registry.ScoreComponent{Name: name, Value: v})
 			}
 		}
-		c.Coverage = opts.Terms.textCoverage(c, q, qWeight)
+		c.Coverage = m.coverage
 		c.MatchedIntents, arena = matchInto(c.MatchedIntents, arena, cp.Intents, s.Intents)
 		c.MatchedEntities, arena = matchInto(c.MatchedEntities, arena, cp.Entities, s.Entities)
 		c.MatchedSymptoms, arena = matchInto(c.MatchedSymptoms, arena, cp.Symptoms, s.Symptoms)
 		add(CompIntent, opts.IntentBonus*float64(min(len(c.MatchedIntents), opts.MaxIntents)))
 		add(CompEntity, opts.EntityBonus*float64(min(len(c.MatchedEntities), opts.MaxEntities)))
 		add(CompSymptom, opts.SymptomBonus*float64(min(len(c.MatchedSymptoms), opts.MaxSymptoms)))
-		if opts.AliasBonus != 0 && len(cp.Aliases) > 0 && opts.Terms.aliasPhrase(c, s.Phrase, pairs) {
+		if m.alias {
 			add(CompAlias, opts.AliasBonus)
 		}
 		if opts.WhenToUseBonus != 0 {
-			add(CompWhenToUse, opts.WhenToUseBonus*useCov[i])
+			add(CompWhenToUse, opts.WhenToUseBonus*m.use)
 		}
 		if s.Scope != "" && (cp.ID == s.Scope || strings.HasPrefix(cp.ID, s.Scope) && len(cp.ID) > len(s.Scope) && cp.ID[len(s.Scope)] == '.') {
 			add(CompScope, opts.ScopeBonus)
 		}
-		if cp.ResourceType == registry.TypePack && opts.PackBias != 0 {
+		if m.attrs.has(attrPack) && opts.PackBias != 0 {
 			if s.Browse {
 				add(CompPackBias, opts.PackBias)
 			} else {
 				add(CompPackBias, -opts.PackBias)
 			}
 		}
-		if cp.ResourceType == registry.TypeRecipe && opts.RecipeBias != 0 {
+		if m.attrs.has(attrRecipe) && opts.RecipeBias != 0 {
 			if s.HowTo {
 				add(CompRecipeBias, opts.RecipeBias)
 			} else {
@@ -284,18 +281,21 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 		}
 		add(CompAvailability, -availabilityPenalty(c.Availability, &opts))
 		if !(s.ExplicitWrite && len(c.MatchedIntents) > 0) {
-			risk := opts.SideEffectPenalty*float64(max(cp.SideEffect.Level(), 0)) +
-				opts.RiskPenalty*float64(max(cp.RiskLevel.Level(), 0))
+			risk := opts.SideEffectPenalty*float64(max(m.attrs.side, 0)) +
+				opts.RiskPenalty*float64(max(m.attrs.risk, 0))
 			risk *= riskFactor
 			add(CompRisk, -risk)
 		}
-		if len(terms) > 0 && opts.WhenNotToUsePenalty != 0 && len(cp.WhenNotToUse) > 0 {
-			cov := opts.Terms.coverage(c, q, terms, true)
+		if len(terms) > 0 && opts.WhenNotToUsePenalty != 0 && m.attrs.has(attrWhenNotToUse) {
+			cov := m.notUse
+			if m.d == nil {
+				cov = rawCoverage(cp.WhenNotToUse, terms)
+			}
 			// an entry naming another candidate ("… (use maintenance.codex.diagnose)") is
 			// met when the query fits that candidate's when_to_use better than this one's
-			for _, r := range opts.Terms.refers(c) {
-				if j := candidateOf(cands, r); j >= 0 && usable(cands[j].Availability) && useCov[j] > useCov[i] {
-					cov = max(cov, useCov[j])
+			for _, r := range tc.refers(m.d) {
+				if j := candidateOf(cands, r); j >= 0 && usable(cands[j].Availability) && docs[j].use > m.use {
+					cov = max(cov, docs[j].use)
 				}
 			}
 			if cov >= opts.WhenNotToUseMin {
@@ -312,8 +312,48 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 		}
 		c.Score = score
 	}
+	q.docs = docs[:0] // kept for the next search (its records stay reachable until then)
 	q.release()
 	sortCands(cands)
+}
+
+// touch reads the first word of each candidate's numbers in the TermCache and of its
+// capability's intents, and returns a sum to keep: these reads miss the cache and do not
+// depend on one another, so the processor overlaps them, where the computation that follows
+// would otherwise wait for each candidate's misses in turn.
+func touch(cands []Candidate, tc *TermCache) uint32 {
+	var sum uint32
+	for i := range cands {
+		c := &cands[i]
+		sum += uint32(len(c.Cap.Intents))
+		if d := tc.doc(c); d != nil {
+			sum += tc.nums[d.off] + tc.nums[d.end-1]
+		}
+	}
+	return sum
+}
+
+// candTerms is what Rerank knows of one candidate before scoring it: its TermCache record
+// (nil without one), what the record tells of the query, and the capability's attributes.
+type candTerms struct {
+	d *docTerms
+	docMatch
+	attrs attrs
+}
+
+// termsFor computes a candidate's candTerms: from its record when tc has one for it, else
+// from the capability itself (when_to_use coverage by substring tests, no alias match,
+// Coverage 1). The arguments are Rerank's (see there).
+func termsFor(c *Candidate, tc *TermCache, q *queryTerms, qWeight float64, terms []string, phrase string, pairs []uint64, aliases bool) candTerms {
+	d := tc.doc(c)
+	if d == nil {
+		m := candTerms{attrs: attrsOf(c.Cap), docMatch: docMatch{coverage: 1}}
+		if len(terms) > 0 && len(c.Cap.WhenToUse) > 0 {
+			m.use = rawCoverage(c.Cap.WhenToUse, terms)
+		}
+		return m
+	}
+	return candTerms{d: d, docMatch: tc.match(d, q, qWeight, phrase, pairs, aliases), attrs: d.attrs}
 }
 
 // candidateOf returns the position of docID d among cands, or -1.

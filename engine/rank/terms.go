@@ -14,28 +14,105 @@ import (
 	"github.com/capdex/capdex/registry"
 )
 
-// TermCache holds the analysed when_to_use and when_not_to_use entries of every capability of
-// one index generation, so Rerank compares sorted lists of term numbers instead of analysing
-// text on every call. It is immutable after NewTermCache and safe for concurrent use.
+// TermCache holds the analysed when_to_use and when_not_to_use entries, alias phrases and
+// descriptive text of every capability of one index generation, so Rerank compares lists of
+// term numbers instead of analysing text on every call. It is immutable after NewTermCache
+// and safe for concurrent use.
+//
+// Rerank reads it for every candidate of every search, documents spread over the whole
+// catalogue, so the layout is flat: one small record per document (docs) and all of a
+// document's numbers side by side in one shared array (nums). A candidate costs a cache miss
+// for its record and a short sequential read, rather than a miss per per-document slice.
 type TermCache struct {
-	caps   []*registry.Capability
-	ids    map[string]uint32 // term → number
-	use    [][][]uint32      // [doc][entry] sorted unique term numbers
-	notUse [][][]uint32
-	alias  [][]string // [doc] PhraseKey of each alias of two words or more
-	// aliasHead[doc][i] is the hash of alias[doc][i]'s first two words: an alias can only
-	// be in a query holding that pair (see wordPairs)
-	aliasHead [][]uint64
-	seed      maphash.Seed
-	// refer[doc] are the docIDs of the other capabilities its when_not_to_use entries name
-	// ("… (use maintenance.codex.diagnose)"): where it defers to them
-	refer [][]uint32
-	// text[doc] are the sorted unique term numbers of the capability's descriptive text
-	// (see descriptiveTexts); idf[term] is the term's inverse document frequency over them
-	// and maxIDF the idf of a term no capability uses.
-	text   [][]uint32
+	docs []docTerms
+	// nums holds every document's numbers, one document after the other: see docTerms.
+	nums []uint32
+	// aliasKey holds every document's alias phrases: the PhraseKey of each alias of two
+	// words or more.
+	aliasKey []string
+	seed     maphash.Seed
+	ids      map[string]uint32 // term → number
+	// idf[term] is the term's inverse document frequency over the descriptive texts (see
+	// descriptiveText) and maxIDF the idf of a term no capability uses.
 	idf    []float32
 	maxIDF float32
+}
+
+// docTerms is what a TermCache holds of one document. Its numbers are nums[off:end], in the
+// order Rerank reads them:
+//
+//	the when_to_use entries: the count n of the numbers that follow, then n numbers: each
+//	entry's length and its sorted unique term numbers;
+//	the when_not_to_use entries, likewise;
+//	the count r of referrals, then r docIDs: the other capabilities its when_not_to_use
+//	entries name ("… (use maintenance.codex.diagnose)"), where it defers to them;
+//	the hash of the first two words of each alias phrase, low and high halves: an alias can
+//	only be in a query holding that pair (see wordPairs);
+//	from text on, the sorted unique term numbers of the descriptive text.
+//
+// The alias phrases themselves are aliasKey[alias:alias+nAlias]. The attributes Rerank tests
+// on every candidate are copied here, so it need not read them from the capability.
+type docTerms struct {
+	cap            *registry.Capability // the capability analysed: a candidate with another is from another generation
+	off, text, end uint32
+	alias, nAlias  uint32
+	attrs          attrs
+}
+
+// attrs are the attributes of a capability Rerank tests on every candidate.
+type attrs struct {
+	flags      uint8 // attr* bits
+	side, risk int8  // SideEffect.Level and RiskLevel.Level
+}
+
+const (
+	attrPack         uint8 = 1 << iota // ResourceType pack
+	attrRecipe                         // ResourceType recipe
+	attrWhenNotToUse                   // has when_not_to_use entries
+)
+
+// attrsOf computes a capability's attrs.
+func attrsOf(c *registry.Capability) attrs {
+	a := attrs{side: int8(c.SideEffect.Level()), risk: int8(c.RiskLevel.Level())}
+	set := func(bit uint8, on bool) {
+		if on {
+			a.flags |= bit
+		}
+	}
+	set(attrPack, c.ResourceType == registry.TypePack)
+	set(attrRecipe, c.ResourceType == registry.TypeRecipe)
+	set(attrWhenNotToUse, len(c.WhenNotToUse) > 0)
+	return a
+}
+
+func (a attrs) has(bit uint8) bool { return a.flags&bit != 0 }
+
+// doc returns c's record, or nil without a cache for c's generation.
+func (t *TermCache) doc(c *Candidate) *docTerms {
+	if t == nil || int(c.Doc) >= len(t.docs) {
+		return nil
+	}
+	if d := &t.docs[c.Doc]; d.cap == c.Cap {
+		return d
+	}
+	return nil
+}
+
+// termsOf returns d's encoded when_to_use and when_not_to_use entries (see docTerms), the
+// docIDs those name, the hashes of its alias phrases' first word pairs (two numbers each)
+// and the sorted unique term numbers of its descriptive text.
+func (t *TermCache) termsOf(d *docTerms) (use, notUse, refer, heads, text []uint32) {
+	p := d.off
+	n := t.nums[p]
+	use = t.nums[p+1 : p+1+n]
+	p += 1 + n
+	n = t.nums[p]
+	notUse = t.nums[p+1 : p+1+n]
+	p += 1 + n
+	n = t.nums[p]
+	refer = t.nums[p+1 : p+1+n]
+	p += 1 + n
+	return use, notUse, refer, t.nums[p:d.text], t.nums[d.text:d.end]
 }
 
 // idWords turns an id's separators into spaces ("maintenance.codex.path_repair").
@@ -82,11 +159,8 @@ type analysed struct {
 // Signals.Terms (for example text.Analyze plus "~"-prefixed concept names) and be safe for
 // concurrent use: the capabilities are analysed on every core, then their terms numbered.
 func NewTermCache(caps []*registry.Capability, analyze func(string) []string) *TermCache {
-	t := &TermCache{caps: caps, ids: make(map[string]uint32), use: make([][][]uint32, len(caps)),
-		notUse: make([][][]uint32, len(caps)), alias: make([][]string, len(caps)), text: make([][]uint32, len(caps))}
-	t.refer = referrals(caps)
-	t.seed = maphash.MakeSeed()
-	t.aliasHead = make([][]uint64, len(caps))
+	t := &TermCache{ids: make(map[string]uint32), docs: make([]docTerms, len(caps)), seed: maphash.MakeSeed()}
+	refer := referrals(caps)
 	// Pass 1, in parallel: analyse, in chunks so the temporary terms stay small.
 	const chunk = 4096
 	res := make([]analysed, min(chunk, len(caps)))
@@ -105,15 +179,18 @@ func NewTermCache(caps []*registry.Capability, analyze func(string) []string) *T
 		slices.Sort(dst)
 		return slices.Compact(dst)
 	}
-	entries := func(list [][]string) [][]uint32 {
-		if len(list) == 0 {
-			return nil
+	// entries appends a list of entries to enc as docTerms encodes them: the count of
+	// numbers that follow, then each entry's length and its numbers.
+	var enc []uint32
+	entries := func(list [][]string) {
+		at := len(enc)
+		enc = append(enc, 0)
+		for _, terms := range list {
+			buf = number(terms, buf[:0])
+			enc = append(enc, uint32(len(buf)))
+			enc = append(enc, buf...)
 		}
-		out := make([][]uint32, len(list))
-		for i, terms := range list {
-			out[i] = slices.Clip(number(terms, make([]uint32, 0, len(terms))))
-		}
-		return out
+		enc[at] = uint32(len(enc) - at - 1)
 	}
 	for base := 0; base < len(caps); base += chunk {
 		part := caps[base:min(base+chunk, len(caps))]
@@ -142,15 +219,31 @@ func NewTermCache(caps []*registry.Capability, analyze func(string) []string) *T
 			}()
 		}
 		wg.Wait()
-		// Pass 2, in order: number the terms and count document frequencies.
+		// Pass 2, in order: number the terms (each capability's entries before its text) and
+		// count document frequencies.
 		for i := range part {
 			d, a := base+i, &res[i]
-			t.use[d], t.notUse[d], t.alias[d] = entries(a.use), entries(a.notUse), a.alias
-			for _, k := range a.alias {
-				t.aliasHead[d] = append(t.aliasHead[d], t.pairAt(k, 0))
+			enc = enc[:0]
+			entries(a.use)
+			entries(a.notUse)
+			rec := &t.docs[d]
+			*rec = docTerms{cap: caps[d], off: uint32(len(t.nums)), alias: uint32(len(t.aliasKey)), nAlias: uint32(len(a.alias)), attrs: attrsOf(caps[d])}
+			t.nums = append(t.nums, enc...)
+			var r []uint32
+			if refer != nil {
+				r = refer[d]
 			}
+			t.nums = append(t.nums, uint32(len(r)))
+			t.nums = append(t.nums, r...)
+			for _, k := range a.alias {
+				t.aliasKey = append(t.aliasKey, k)
+				h := t.pairAt(k, 0)
+				t.nums = append(t.nums, uint32(h), uint32(h>>32))
+			}
+			rec.text = uint32(len(t.nums))
 			buf = number(a.text, buf[:0])
-			t.text[d] = slices.Clone(buf)
+			t.nums = append(t.nums, buf...)
+			rec.end = uint32(len(t.nums))
 			for _, id := range buf {
 				for int(id) >= len(df) {
 					df = append(df, 0)
@@ -171,6 +264,7 @@ func NewTermCache(caps []*registry.Capability, analyze func(string) []string) *T
 		t.idf[id] = idf(d)
 	}
 	t.maxIDF = idf(0)
+	t.nums = slices.Clip(t.nums)
 	return t
 }
 
@@ -207,13 +301,13 @@ func notIDRune(r rune) bool {
 	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' || r == ':')
 }
 
-// refers returns the docIDs c's when_not_to_use entries name (nil without a cache for c's
-// generation).
-func (t *TermCache) refers(c *Candidate) []uint32 {
-	if t == nil || t.refer == nil || int(c.Doc) >= len(t.caps) || t.caps[c.Doc] != c.Cap {
+// refers returns the docIDs d's when_not_to_use entries name (nil without a record).
+func (t *TermCache) refers(d *docTerms) []uint32 {
+	if d == nil {
 		return nil
 	}
-	return t.refer[c.Doc]
+	_, _, refer, _, _ := t.termsOf(d)
+	return refer
 }
 
 // queryWeight returns the idf-weighted size of a query's terms: the denominator of
@@ -253,23 +347,58 @@ func informative(term string) bool {
 	return runes < 2
 }
 
+// docMatch is what a TermCache tells of one candidate for one query.
+type docMatch struct {
+	// use and notUse are the best coverage of one when_to_use and one when_not_to_use entry
+	// by the query's terms (see queryTerms.coverage).
+	use, notUse float64
+	// coverage is Candidate.Coverage (see textCoverage).
+	coverage float64
+	// alias: the query holds one of the capability's alias phrases (see aliasPhrase).
+	alias bool
+}
+
+// match reads d's numbers once and tells how the query (q: its known terms, total:
+// queryWeight of all its terms, phrase and pairs: its PhraseKey and wordPairs) meets them;
+// aliases only when aliases is set. d must not be nil.
+func (t *TermCache) match(d *docTerms, q *queryTerms, total float64, phrase string, pairs []uint64, aliases bool) docMatch {
+	use, notUse, _, heads, text := t.termsOf(d)
+	m := docMatch{coverage: 1}
+	if total > 0 {
+		m.coverage = t.textShare(text, q) / total
+	}
+	if len(q.nums) > 0 {
+		m.use, m.notUse = q.coverage(use), q.coverage(notUse)
+	}
+	m.alias = aliases && t.aliasIn(d, heads, phrase, pairs)
+	return m
+}
+
 // textCoverage returns the idf-weighted share of the query (q: its known terms, total:
-// queryWeight of all its terms) found in c's descriptive text. Without a cache for c's
-// generation, or without an informative query term, it is 1: unknown, so it blocks nothing.
-func (t *TermCache) textCoverage(c *Candidate, q *queryTerms, total float64) float64 {
-	if t == nil || total <= 0 || int(c.Doc) >= len(t.caps) || t.caps[c.Doc] != c.Cap {
+// queryWeight of all its terms) found in the descriptive text of d's capability. Without a
+// record (no cache for the candidate's generation), or without an informative query term, it
+// is 1: unknown, so it blocks nothing.
+func (t *TermCache) textCoverage(d *docTerms, q *queryTerms, total float64) float64 {
+	if d == nil || total <= 0 {
 		return 1
 	}
+	_, _, _, _, text := t.termsOf(d)
+	return t.textShare(text, q) / total
+}
+
+// textShare returns the summed idf of the query's terms found in text (sorted unique term
+// numbers).
+func (t *TermCache) textShare(text []uint32, q *queryTerms) float64 {
 	if len(q.nums) == 0 {
 		return 0
 	}
 	w := 0.0
-	for _, id := range t.text[c.Doc] {
+	for _, id := range text {
 		if q.has(id) {
 			w += float64(t.idf[id])
 		}
 	}
-	return w / total
+	return w
 }
 
 // ownEntries returns the entries that say more than the summary: an entry the summary
@@ -313,6 +442,10 @@ func (t *TermCache) numbers(dst []uint32, terms []string) []uint32 {
 type queryTerms struct {
 	nums []uint32
 	bits []uint64 // zero between uses
+	// docs is Rerank's scratch space, kept with the query's to save a pool, and touch the
+	// sum Rerank's touch returns (kept, so that its reads are not optimised away).
+	docs  []candTerms
+	touch uint32
 }
 
 var queryPool = sync.Pool{New: func() any { return new(queryTerms) }}
@@ -359,31 +492,27 @@ func (q *queryTerms) count(e []uint32) int {
 	return k
 }
 
-// coverage returns the best share, over c's when_to_use (or when_not_to_use) entries, of an
-// entry's terms found in the query (q: the query's known terms, terms: all its terms). A
-// nil cache, or one built for another generation, falls back to substring tests on the
-// raw entries.
-func (t *TermCache) coverage(c *Candidate, q *queryTerms, terms []string, not bool) float64 {
-	raw := c.Cap.WhenToUse
-	if not {
-		raw = c.Cap.WhenNotToUse
-	}
-	if t != nil && int(c.Doc) < len(t.caps) && t.caps[c.Doc] == c.Cap {
-		entries := t.use[c.Doc]
-		if not {
-			entries = t.notUse[c.Doc]
+// coverage returns the best share, over a record's encoded when_to_use (or when_not_to_use)
+// entries (see docTerms), of an entry's terms found in the query q.
+func (q *queryTerms) coverage(enc []uint32) float64 {
+	best := 0.0
+	for len(enc) > 0 {
+		n := enc[0]
+		e := enc[1 : 1+n]
+		enc = enc[1+n:]
+		if n == 0 {
+			continue
 		}
-		best := 0.0
-		for _, e := range entries {
-			if len(e) == 0 {
-				continue
-			}
-			if v := float64(q.count(e)) / float64(len(e)); v > best {
-				best = v
-			}
+		if v := float64(q.count(e)) / float64(n); v > best {
+			best = v
 		}
-		return best
 	}
+	return best
+}
+
+// rawCoverage is coverage without a cache: the best share, over the raw entries, of an
+// entry's approximate terms that occur in it as substrings of the query's terms.
+func rawCoverage(raw, terms []string) float64 {
 	best := 0.0
 	for _, e := range raw {
 		size := approxTerms(e)
@@ -404,14 +533,24 @@ func (t *TermCache) coverage(c *Candidate, q *queryTerms, terms []string, not bo
 }
 
 // aliasPhrase reports whether the query (phrase: its PhraseKey, pairs: its wordPairs)
-// holds one of c's aliases of two words or more (phraseWords) as a phrase (false without a
-// cache for c's generation).
-func (t *TermCache) aliasPhrase(c *Candidate, phrase string, pairs []uint64) bool {
-	if t == nil || phrase == "" || int(c.Doc) >= len(t.caps) || t.caps[c.Doc] != c.Cap {
+// holds one of the aliases of two words or more (phraseWords) of d's capability as a phrase
+// (false without a record).
+func (t *TermCache) aliasPhrase(d *docTerms, phrase string, pairs []uint64) bool {
+	if d == nil {
 		return false
 	}
-	for i, a := range t.alias[c.Doc] {
-		if _, ok := slices.BinarySearch(pairs, t.aliasHead[c.Doc][i]); ok && strings.Contains(phrase, a) {
+	_, _, _, heads, _ := t.termsOf(d)
+	return t.aliasIn(d, heads, phrase, pairs)
+}
+
+// aliasIn is aliasPhrase given heads, the hashes of d's alias phrases' first word pairs.
+func (t *TermCache) aliasIn(d *docTerms, heads []uint32, phrase string, pairs []uint64) bool {
+	if phrase == "" {
+		return false
+	}
+	for i := range d.nAlias {
+		h := uint64(heads[2*i]) | uint64(heads[2*i+1])<<32
+		if _, ok := slices.BinarySearch(pairs, h); ok && strings.Contains(phrase, t.aliasKey[d.alias+i]) {
 			return true
 		}
 	}

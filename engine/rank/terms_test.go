@@ -49,17 +49,18 @@ func TestTermCache(t *testing.T) {
 	}
 	sched := cand("p.schedule_create")
 	t.Run("when_to_use that repeats the summary is dropped", func(t *testing.T) {
-		if n := len(tc.use[sched.Doc]); n != 1 {
+		use, _, _, _, _ := tc.termsOf(tc.doc(sched))
+		if n := len(decodeEntries(use)); n != 1 {
 			t.Fatalf("%d when_to_use entries kept, want 1", n)
 		}
 	})
 	t.Run("aliases of two words or more", func(t *testing.T) {
-		if n := len(tc.alias[sched.Doc]); n != 2 {
-			t.Fatalf("%d alias phrases, want 2 (%q)", n, tc.alias[sched.Doc])
+		if n := len(aliasKeys(tc, sched)); n != 2 {
+			t.Fatalf("%d alias phrases, want 2 (%q)", n, aliasKeys(tc, sched))
 		}
 		has := func(q string) bool {
 			k := PhraseKey(q)
-			return tc.aliasPhrase(sched, k, tc.wordPairs(nil, k))
+			return tc.aliasPhrase(tc.doc(sched), k, tc.wordPairs(nil, k))
 		}
 		if !has("please create schedule for bob") {
 			t.Fatal("alias phrase not found")
@@ -70,9 +71,9 @@ func TestTermCache(t *testing.T) {
 		// the word-pair filter never hides an alias the phrase holds
 		for d := range snap.Caps {
 			c := &Candidate{Doc: uint32(d), Cap: snap.Caps[d]}
-			for _, a := range tc.alias[d] {
+			for _, a := range aliasKeys(tc, c) {
 				for _, q := range []string{a, " x" + a, a + "y ", " 删 除" + a + "了 "} {
-					if !tc.aliasPhrase(c, q, tc.wordPairs(nil, q)) {
+					if !tc.aliasPhrase(tc.doc(c), q, tc.wordPairs(nil, q)) {
 						t.Errorf("%s: alias %q not found in %q", c.Cap.ID, a, q)
 					}
 				}
@@ -84,12 +85,12 @@ func TestTermCache(t *testing.T) {
 		q := tc.query(terms)
 		defer q.release()
 		total := tc.queryWeight(terms)
-		got := tc.textCoverage(sched, q, total)
+		got := tc.textCoverage(tc.doc(sched), q, total)
 		want := float64(tc.idf[tc.ids["create"]]+tc.idf[tc.ids["schedule"]]) / total
 		if math.Abs(got-want) > 1e-9 || got <= 0 || got >= 1 {
 			t.Fatalf("coverage %v, want %v", got, want)
 		}
-		if c := tc.textCoverage(cand("p.weather"), q, total); c != 0 {
+		if c := tc.textCoverage(tc.doc(cand("p.weather")), q, total); c != 0 {
 			t.Fatalf("weather covers %v", c)
 		}
 		// Digits and unknown CJK bigrams weigh nothing: an id or a cross-word bigram is no need.
@@ -102,7 +103,7 @@ func TestTermCache(t *testing.T) {
 	})
 	t.Run("no cache: coverage unknown", func(t *testing.T) {
 		var none *TermCache
-		if c := none.textCoverage(sched, &queryTerms{}, 1); c != 1 {
+		if c := none.textCoverage(none.doc(sched), &queryTerms{}, 1); c != 1 {
 			t.Fatalf("coverage %v", c)
 		}
 	})
