@@ -84,3 +84,27 @@ func syntheticSnapshot(tb testing.TB, n int) *registry.Snapshot {
 	}
 	return snap
 }
+
+// BenchmarkNormalizeEval normalises the queries of each evaluation set (../shared/eval)
+// in turn, with the set's registry: ns/op is the mean cost of one query.
+func BenchmarkNormalizeEval(b *testing.B) {
+	queries := evalQueries(b)
+	for _, l := range equivLexicons(b, true) {
+		qs := queries[l.name]
+		if len(qs) == 0 {
+			continue
+		}
+		b.Run("set="+l.name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if _, err := (Rules{}).Normalize(context.Background(), qs[i], l.lex); err != nil {
+					b.Fatal(err)
+				}
+				if i++; i == len(qs) {
+					i = 0
+				}
+			}
+		})
+	}
+}

@@ -37,6 +37,55 @@ const (
 	cueVoid      = "void"       // a pronoun or indefinite standing for an unnamed object
 )
 
+// cueSet is a set of cue names, one bit per name: an entry's cue (entry.cue) and the cues
+// a query holds (analysis.cueMask) are sets, so that asking for a cue costs a bit test.
+type cueSet uint64
+
+// The bit of each cue name (cueBits maps the names to them).
+const (
+	csNeg cueSet = 1 << iota
+	csNegBare
+	csBie
+	csNegStart
+	csReadFirst
+	csWhy
+	csSuspect
+	csHowTo
+	csDryRun
+	csReadOnly
+	csConfirm
+	csOffline
+	csBrowse
+	csBrowseQ
+	csGeneric
+	csOutcome
+	csRequest
+	csQuestion
+	csWithin
+	csCoord
+	csStop
+	csFirst
+	csXian
+	csAfter
+	csEventTail
+	csFiller
+	csBefore
+	csTime
+	csVoid
+)
+
+// cueBits maps every cue name to its bit.
+var cueBits = map[string]cueSet{
+	cueNeg: csNeg, cueNegBare: csNegBare, cueBie: csBie, cueNegStart: csNegStart,
+	cueReadFirst: csReadFirst, cueWhy: csWhy, cueSuspect: csSuspect, cueHowTo: csHowTo,
+	cueDryRun: csDryRun, cueReadOnly: csReadOnly, cueConfirm: csConfirm, cueOffline: csOffline,
+	cueBrowse: csBrowse, cueBrowseQ: csBrowseQ, cueGeneric: csGeneric, cueOutcome: csOutcome,
+	cueRequest: csRequest, cueQuestion: csQuestion, cueWithin: csWithin, cueCoord: csCoord,
+	cueStop: csStop, cueFirst: csFirst, cueXian: csXian, cueAfter: csAfter,
+	cueEventTail: csEventTail, cueFiller: csFiller, cueBefore: csBefore, cueTime: csTime,
+	cueVoid: csVoid,
+}
+
 var cueTable = map[string][]string{
 	cueNeg: {
 		"不要", "不用", "不必", "勿", "禁止", "不许", "不准", "不想", "无需", "不需要", "避免", "先别",

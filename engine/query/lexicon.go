@@ -31,6 +31,8 @@ type entry struct {
 	// member marks an entity named through a member of its concept ("docker" names the
 	// entity "container"): where the same words also name an entity as such, that one wins
 	member bool
+	// cue is the bit of value for a cue (kind kCue), 0 for other kinds
+	cue cueSet
 }
 
 // packKey is one scope key of a pack: the pack's index and the key's weight (2 for words
@@ -54,6 +56,7 @@ type Lexicon struct {
 
 	first   map[string][]int32 // first token key → entries
 	entries []entry
+	words   *wordCache // what the scans found of the words of queries
 
 	// intentVals maps a concept name (or a registry intent value without a concept) to
 	// the registry intent values it stands for.
@@ -77,6 +80,7 @@ var defaultLexicon = sync.OnceValue(func() *Lexicon { return NewLexicon(nil) })
 var baseLexicon = sync.OnceValue(func() *Lexicon {
 	l := &Lexicon{
 		first:      make(map[string][]int32),
+		words:      newWordCache(),
 		intentVals: make(map[string][]string),
 		verbs:      make(map[string]bool, len(verbConcepts)),
 		reads:      make(map[string]bool, len(readConcepts)),
@@ -125,7 +129,11 @@ func (b *builder) add(surface string, k kind, value string, values []string) boo
 	l := b.l
 	list := l.first[ks[0]]
 	l.first[ks[0]] = append(list[:len(list):len(list)], int32(len(l.entries)))
-	l.entries = append(l.entries, entry{toks: ks, kind: k, value: value, values: values})
+	e := entry{toks: ks, kind: k, value: value, values: values}
+	if k == kCue {
+		e.cue = cueBits[value]
+	}
+	l.entries = append(l.entries, e)
 	return true
 }
 
@@ -142,6 +150,7 @@ func NewLexicon(snap *registry.Snapshot) *Lexicon {
 		generation: snap.Generation,
 		ncaps:      len(snap.Caps),
 		first:      maps.Clone(base.first),
+		words:      newWordCache(),
 		entries:    slices.Clip(base.entries),
 		intentVals: make(map[string][]string),
 		verbs:      maps.Clone(base.verbs),
@@ -415,14 +424,15 @@ type match struct {
 	i, j int
 }
 
-// scan finds every entry in toks. Concept members are matched longest first, left to right,
+// scan finds every entry in toks, which a scan with l gave (scanTokens: each token holds
+// the entries its key starts). Concept members are matched longest first, left to right,
 // without overlap (as index/text does); other entries are all reported, overlapping freely.
 func (l *Lexicon) scan(s string, toks []token, dst []match) []match {
 	conceptEnd := 0
 	for i := range toks {
 		var bestConcept *entry
 		bestLen := 0
-		for _, ei := range l.first[toks[i].key] {
+		for _, ei := range toks[i].first {
 			e := &l.entries[ei]
 			n := len(e.toks)
 			if i+n > len(toks) {

@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"sync"
@@ -39,17 +40,30 @@ func (Rules) Normalize(_ context.Context, s string, lex *Lexicon) (*Parsed, erro
 
 // analysis holds the per-query state of the rules.
 type analysis struct {
-	s      string
-	lex    *Lexicon
-	toks   []token
-	ms     []match
-	clause []int // clause number per token
+	s     string
+	lex   *Lexicon
+	sc    text.Scanner
+	toks  []token
+	terms []string // text.Analyze(s), from the scan that gave toks
+	ms    []match
+	// cueMask holds the cues of the matches: a cue it lacks is nowhere in the text.
+	cueMask cueSet
+	clause  []int // clause number per token
+	// clauseEnd[i] is the index after the last token of token i's clause.
+	clauseEnd []int
 	// startAt[i] is the index of the first match starting at token i or later.
 	startAt []int
 	// concept[i] is the concept match starting at token i, nil when none.
 	concept []*match
 	// covered[i] is true when a concept match started before token i covers it.
 	covered []bool
+	// want[k] reports whether match k is a verb (an intent, or a concept that is a verb)
+	// the user wants done; set by run once the forbidden verbs are known.
+	want []bool
+	// buffers of run: flags per token, and lists copied into the parse once complete
+	// (collecting them here saves the parse's lists growing step by step)
+	quiet, verbSpan, skip                        []bool
+	verbs, concepts, entities, symptoms, intents []string
 }
 
 // analysisPool recycles the per-query buffers of the rules (nothing of an analysis
@@ -59,7 +73,7 @@ var analysisPool = sync.Pool{New: func() any { return new(analysis) }}
 func newAnalysis(s string, lex *Lexicon) *analysis {
 	a := analysisPool.Get().(*analysis)
 	a.s, a.lex = s, lex
-	a.toks = tokenize(a.toks[:0], s)
+	a.toks, a.terms = scanTokens(&a.sc, a.toks[:0], a.terms[:0], s, lex)
 	a.ms = lex.scan(s, a.toks, a.ms[:0])
 	n := len(a.toks)
 	a.clause = resize(a.clause, n)
@@ -67,6 +81,14 @@ func newAnalysis(s string, lex *Lexicon) *analysis {
 		a.clause[i] = a.clause[i-1]
 		if breaksClause(s[a.toks[i-1].end:a.toks[i].start]) {
 			a.clause[i]++
+		}
+	}
+	a.clauseEnd = resize(a.clauseEnd, n)
+	for i := n - 1; i >= 0; i-- {
+		if i+1 < n && a.clause[i+1] == a.clause[i] {
+			a.clauseEnd[i] = a.clauseEnd[i+1]
+		} else {
+			a.clauseEnd[i] = i + 1
 		}
 	}
 	a.startAt = resize(a.startAt, n+1)
@@ -79,8 +101,10 @@ func newAnalysis(s string, lex *Lexicon) *analysis {
 	}
 	a.concept = resize(a.concept, n)
 	a.covered = resize(a.covered, n)
+	a.cueMask = 0
 	for k := range a.ms {
 		m := &a.ms[k]
+		a.cueMask |= m.e.cue
 		if m.e.kind != kConcept {
 			continue
 		}
@@ -100,8 +124,14 @@ func (a *analysis) release() {
 	// keep the arrays, not what they point to (the query's text, the lexicon's entries);
 	// what lies beyond the lengths was cleared by earlier releases
 	clear(a.toks)
+	clear(a.terms)
 	clear(a.ms)
 	clear(a.concept)
+	clear(a.verbs)
+	clear(a.concepts)
+	clear(a.entities)
+	clear(a.symptoms)
+	clear(a.intents)
 	a.s, a.lex = "", nil
 	analysisPool.Put(a)
 }
@@ -131,40 +161,37 @@ func breaksClause(gap string) bool {
 	return false
 }
 
-// cueAt returns the longest cue match named name starting at token i, or nil.
-func (a *analysis) cueAt(i int, name string) *match {
-	if i < 0 || i >= len(a.toks) {
+// cueAt returns the longest match of cue c (one bit) starting at token i, or nil.
+func (a *analysis) cueAt(i int, c cueSet) *match {
+	if i < 0 || i >= len(a.toks) || a.cueMask&c == 0 {
 		return nil
 	}
 	var best *match
 	for k := a.startAt[i]; k < len(a.ms) && a.ms[k].i == i; k++ {
 		m := &a.ms[k]
-		if m.e.kind == kCue && m.e.value == name && (best == nil || m.j > best.j) {
+		if m.e.cue == c && (best == nil || m.j > best.j) {
 			best = m
 		}
 	}
 	return best
 }
 
-// cues returns every cue match named name.
-func (a *analysis) cues(name string) []*match {
-	var out []*match
-	for k := range a.ms {
-		if m := &a.ms[k]; m.e.kind == kCue && m.e.value == name {
-			out = append(out, m)
+// cues yields every match of cue c (one bit), in order.
+func (a *analysis) cues(c cueSet) iter.Seq[*match] {
+	return func(yield func(*match) bool) {
+		if a.cueMask&c == 0 {
+			return
+		}
+		for k := range a.ms {
+			if m := &a.ms[k]; m.e.cue == c && !yield(m) {
+				return
+			}
 		}
 	}
-	return out
 }
 
-func (a *analysis) has(name string) bool {
-	for k := range a.ms {
-		if m := &a.ms[k]; m.e.kind == kCue && m.e.value == name {
-			return true
-		}
-	}
-	return false
-}
+// has reports whether the text holds cue c (one bit).
+func (a *analysis) has(c cueSet) bool { return a.cueMask&c != 0 }
 
 // verbAt returns the verb concept (or registry intent) match starting at token i.
 func (a *analysis) verbAt(i int) *match {
@@ -188,7 +215,7 @@ func (a *analysis) skipFiller(p, c int) int {
 		if a.verbAt(p) != nil {
 			return p // a verb wins over a filler reading ("要" in "要更新" is filler, "更新" is not)
 		}
-		f := a.cueAt(p, cueFiller)
+		f := a.cueAt(p, csFiller)
 		if f == nil {
 			return p
 		}
@@ -227,9 +254,9 @@ func (a *analysis) negationValid(m *match) bool {
 		return false // inside a word: 识别, 不一致 …
 	}
 	if a.wish(m) && m.e.value != cueNegBare {
-		end := m.j
-		for end < len(a.toks) && a.clause[end] == a.clause[m.i] {
-			end++
+		end := m.j // the end of the negation's clause, or of the cue when it ends the clause
+		if end < len(a.toks) && a.clause[end] == a.clause[m.i] {
+			end = a.clauseEnd[end]
 		}
 		if end > m.j && a.toks[end-1].word == "了" {
 			return false // 不需要…了: "no longer needed"
@@ -259,12 +286,18 @@ func (a *analysis) negationValid(m *match) bool {
 	return true
 }
 
+// negCues are the negation cues.
+const negCues = csNeg | csNegBare | csBie | csNegStart
+
 // negated returns the verb concepts under a negation, in order.
 func (a *analysis) negated() []string {
+	if a.cueMask&negCues == 0 {
+		return nil
+	}
 	var out []string
 	for k := range a.ms {
 		m := &a.ms[k]
-		if m.e.kind != kCue || (m.e.value != cueNeg && m.e.value != cueNegBare && m.e.value != cueBie && m.e.value != cueNegStart) || !a.negationValid(m) {
+		if m.e.cue&negCues == 0 || !a.negationValid(m) {
 			continue
 		}
 		c := a.clause[m.i]
@@ -287,14 +320,14 @@ func (a *analysis) negated() []string {
 			// A coordinator within a few tokens carries the negation to the next verb.
 			next := -1
 			for q := v.j; q < len(a.toks) && q < v.j+5 && a.clause[q] == c; q++ {
-				if a.cueAt(q, cueStop) != nil {
+				if a.cueAt(q, csStop) != nil {
 					break
 				}
 				if gap := a.s[a.toks[q-1].end:a.toks[q].start]; strings.ContainsAny(gap, "、/") {
 					next = q
 					break
 				}
-				if co := a.cueAt(q, cueCoord); co != nil {
+				if co := a.cueAt(q, csCoord); co != nil {
 					next = co.j
 					break
 				}
@@ -321,7 +354,7 @@ func (a *analysis) isEvent(v *match) bool {
 		return true // "退款到账了吗": asks whether it happened, not for it to happen
 	}
 	if v.j < len(a.toks) && a.toks[v.j].cjk && a.toks[v.j-1].cjk && a.toks[v.j-1].end == a.toks[v.j].start {
-		if t := a.cueAt(v.j, cueEventTail); t != nil {
+		if t := a.cueAt(v.j, csEventTail); t != nil {
 			if c := a.concept[v.j]; c == nil || c.j <= t.j {
 				return true
 			}
@@ -332,7 +365,7 @@ func (a *analysis) isEvent(v *match) bool {
 	}
 	c := a.clause[v.i]
 	for q := v.i - 1; q >= 0 && q >= v.i-3 && a.clause[q] == c; q-- {
-		if a.cueAt(q, cueAfter) != nil {
+		if a.cueAt(q, csAfter) != nil {
 			return true
 		}
 	}
@@ -344,15 +377,12 @@ func (a *analysis) isEvent(v *match) bool {
 // it; "退款到账了吗" asks about it).
 func (a *analysis) yesNoQuestion(i int) bool {
 	c := a.clause[i]
-	end := i
-	for end+1 < len(a.toks) && a.clause[end+1] == c {
-		end++
-	}
+	end := a.clauseEnd[i] - 1
 	last := a.toks[end]
 	if !last.cjk || !strings.Contains("吗么没", last.word) && !(last.word == "有" && end > 0 && a.toks[end-1].word == "没") {
 		return false
 	}
-	for _, m := range a.cues(cueRequest) {
+	for m := range a.cues(csRequest) {
 		if a.clause[m.i] == c {
 			return false
 		}
@@ -386,7 +416,8 @@ func (a *analysis) isNoun(v *match) bool {
 // quietSpans marks the tokens whose verbs are not intents: inside a constraint cue
 // (dry run, read only, confirm first, offline), a symptom or alias phrase, or the outcome.
 func (a *analysis) quietSpans() []bool {
-	q := make([]bool, len(a.toks))
+	a.quiet = resize(a.quiet, len(a.toks))
+	q := a.quiet
 	mark := func(i, j int) {
 		for ; i < j && i < len(q); i++ {
 			q[i] = true
@@ -397,7 +428,7 @@ func (a *analysis) quietSpans() []bool {
 		switch {
 		case m.e.kind == kSymptom || m.e.kind == kAlias:
 			mark(m.i, m.j)
-		case m.e.kind == kCue && (m.e.value == cueDryRun || m.e.value == cueReadOnly || m.e.value == cueConfirm || m.e.value == cueOffline):
+		case m.e.cue&(csDryRun|csReadOnly|csConfirm|csOffline) != 0:
 			mark(m.i, m.j)
 		}
 	}
@@ -411,7 +442,7 @@ func (a *analysis) quietSpans() []bool {
 func (a *analysis) run(p *Parsed) {
 	lex := a.lex
 	p.Lang = lang(a.toks)
-	p.Terms = text.Analyze(a.s)
+	p.Terms = cloneList(a.terms)
 
 	// Forbidden verbs first: intents exclude them.
 	forbidConcepts := a.negated()
@@ -428,52 +459,59 @@ func (a *analysis) run(p *Parsed) {
 	// Concepts, intents, entities, symptoms. A verb inside a constraint cue ("dry run"),
 	// a symptom or alias ("active version mismatch") or the outcome is not an intent.
 	quiet := a.quietSpans()
-	wanted := func(m *match) bool {
-		return !slices.Contains(forbidden, m.e.value) && !quiet[m.i] && !a.isEvent(m) && !a.isNoun(m)
+	a.want = resize(a.want, len(a.ms))
+	for k := range a.ms {
+		if m := &a.ms[k]; m.e.kind == kIntent || m.e.kind == kConcept && lex.verbs[m.e.value] {
+			a.want[k] = !slices.Contains(forbidden, m.e.value) && !quiet[m.i] && !a.isEvent(m) && !a.isNoun(m)
+		}
 	}
-	var verbs []string // concept-level intents, for the explicit-write test
+	verbs := a.verbs[:0] // concept-level intents, for the explicit-write test
 	// verbSpan marks the tokens of wanted verbs: an entity named only by them ("book"
 	// names the entity "booking", "review this PR" the entity "review") is the action, not
 	// its object, and is left out of Entities.
-	verbSpan := make([]bool, len(a.toks))
+	a.verbSpan = resize(a.verbSpan, len(a.toks))
+	verbSpan := a.verbSpan
 	for k := range a.ms {
-		if m := &a.ms[k]; (m.e.kind == kIntent || m.e.kind == kConcept && lex.verbs[m.e.value]) && wanted(m) {
+		if m := &a.ms[k]; a.want[k] {
 			for i := m.i; i < m.j; i++ {
 				verbSpan[i] = true
 			}
 		}
 	}
+	concepts, entities, symptoms := a.concepts[:0], a.entities[:0], a.symptoms[:0]
 	for k := range a.ms {
 		m := &a.ms[k]
 		switch m.e.kind {
 		case kConcept:
-			p.Concepts = addUnique(p.Concepts, m.e.value)
-			if lex.verbs[m.e.value] && wanted(m) {
+			concepts = addUnique(concepts, m.e.value)
+			if a.want[k] {
 				verbs = addUnique(verbs, m.e.value)
 			}
 		case kIntent:
-			if wanted(m) {
+			if a.want[k] {
 				verbs = addUnique(verbs, m.e.value)
 			}
 		case kEntity:
 			if slices.Contains(verbSpan[m.i:m.j], false) && !a.namedAsSuch(m) {
-				p.Entities = addUnique(p.Entities, m.e.value)
+				entities = addUnique(entities, m.e.value)
 			}
 		case kSymptom:
-			p.Symptoms = addUnique(p.Symptoms, m.e.value)
+			symptoms = addUnique(symptoms, m.e.value)
 		case kAlias:
-			p.Symptoms = addUnique(p.Symptoms, m.e.values...)
+			symptoms = addUnique(symptoms, m.e.values...)
 		}
 	}
+	p.Concepts, p.Entities, p.Symptoms = cloneList(concepts), cloneList(entities), cloneList(symptoms)
+	a.concepts, a.entities, a.symptoms = concepts, entities, symptoms
 
 	// Constraints.
-	readFirst := a.has(cueReadFirst)
-	for _, x := range a.cues(cueXian) { // 先 + a read verb
+	readFirst := a.has(csReadFirst)
+	for x := range a.cues(csXian) { // 先 + a read verb
 		if v := a.verbAt(a.skipFiller(x.j, a.clause[x.i])); v != nil && lex.IsRead(v.e.value) {
 			readFirst = true
 		}
 	}
-	for _, f := range a.cues(cueFirst) { // a read verb + "first"
+	for f := range a.cues(csFirst) { // a read verb + "first"
 		if f.i > 0 && a.clause[f.i-1] == a.clause[f.i] {
 			for q := f.i - 1; q >= 0 && q >= f.i-3; q-- {
 				if v := a.verbAt(q); v != nil && lex.IsRead(v.e.value) {
@@ -485,19 +523,19 @@ func (a *analysis) run(p *Parsed) {
 	if readFirst {
 		p.Constraints = addUnique(p.Constraints, "read_first")
 	}
-	if readFirst || a.has(cueWhy) || a.has(cueSuspect) {
+	if readFirst || a.has(csWhy) || a.has(csSuspect) {
 		// Asking why, or describing a state that seems wrong, asks for a diagnosis.
 		if !slices.Contains(forbidden, "diagnose") {
 			verbs = addUnique(verbs, "diagnose")
 		}
 	}
-	if a.has(cueHowTo) && !slices.Contains(forbidden, "explain") {
+	if a.has(csHowTo) && !slices.Contains(forbidden, "explain") {
 		// "how do I …", "给我排查步骤": the user wants to be shown how, a guide.
 		verbs = addUnique(verbs, "explain")
 		p.HowTo = true
 	}
 	for _, c := range []string{cueDryRun, cueReadOnly, cueConfirm, cueOffline} {
-		if a.has(c) {
+		if a.has(cueBits[c]) {
 			p.Constraints = addUnique(p.Constraints, c)
 		}
 	}
@@ -506,23 +544,32 @@ func (a *analysis) run(p *Parsed) {
 	}
 
 	// Intents: the verbs, expanded with the registry values sharing their concept.
-	for _, v := range verbs {
-		p.Intents = addUnique(p.Intents, v)
-	}
+	a.verbs = verbs
+	intents := addUnique(a.intents[:0], verbs...)
 	for _, v := range verbs {
 		for _, x := range lex.intentVals[v] {
 			if !slices.Contains(forbidden, x) {
-				p.Intents = addUnique(p.Intents, x)
+				intents = addUnique(intents, x)
 			}
 		}
 	}
+	p.Intents = cloneList(intents)
+	a.intents = intents
 
 	p.IDs = a.ids()
 	a.browse(p)
 	a.within(p)
 	p.Outcome = a.outcome()
 	p.ExplicitWrite = a.explicitWrite(p, verbs)
-	p.Vague = a.vague(p, verbs, wanted)
+	p.Vague = a.vague(p, verbs)
+}
+
+// cloneList returns a copy of a list, nil when it is empty.
+func cloneList(list []string) []string {
+	if len(list) == 0 {
+		return nil
+	}
+	return slices.Clone(list)
 }
 
 // lang says "zh", "en" or "mixed" from the share of CJK characters and Latin words.
@@ -565,19 +612,25 @@ func (a *analysis) ids() []string {
 	if !ascii {
 		s = text.Fold(s) // full-width letters and digits may spell an id
 	}
-	isID := func(c byte) bool {
-		return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == ':' || c == '@' || c == '-' || c == '/' ||
-			ascii && c >= 'A' && c <= 'Z'
+	inID := idLower // the bytes of a run: upper case too when s was not folded
+	if ascii {
+		inID |= idUpper
 	}
 	var buf []byte
 	for i := 0; i < len(s); {
-		if !isID(s[i]) {
+		if idClass[s[i]]&inID == 0 {
 			i++
 			continue
 		}
 		j := i
-		for j < len(s) && isID(s[j]) {
+		var seen uint8
+		for j < len(s) && idClass[s[j]]&inID != 0 {
+			seen |= idClass[s[j]]
 			j++
+		}
+		if seen&idSep == 0 { // a plain word, the common case: no separator to trim or keep
+			i = j
+			continue
 		}
 		run := strings.Trim(s[i:j], ".:-/@")
 		i = j
@@ -617,6 +670,27 @@ func (a *analysis) ids() []string {
 	return out
 }
 
+// idClass classifies the bytes of ids for ids: idLower for [a-z0-9_.:@/-], idUpper for
+// [A-Z], and idSep too for the separators a run needs to be an id ("._:-").
+var idClass = func() (t [256]uint8) {
+	for _, c := range []byte("abcdefghijklmnopqrstuvwxyz0123456789_.:@-/") {
+		t[c] = idLower
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = idUpper
+	}
+	for _, c := range []byte("._:-") {
+		t[c] |= idSep
+	}
+	return t
+}()
+
+const (
+	idLower uint8 = 1 << iota
+	idUpper
+	idSep
+)
+
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
@@ -629,7 +703,7 @@ func isASCII(s string) bool {
 // browse detects a browse request and its scope.
 func (a *analysis) browse(p *Parsed) {
 	browse := false
-	for _, m := range a.cues(cueBrowse) {
+	for m := range a.cues(csBrowse) {
 		if a.singularGeneric(m.i, m.j) {
 			continue
 		}
@@ -639,9 +713,9 @@ func (a *analysis) browse(p *Parsed) {
 		browse = true
 	}
 	if !browse {
-		generic := a.cues(cueGeneric)
+		generic := slices.Collect(a.cues(csGeneric))
 	outer:
-		for _, q := range a.cues(cueBrowseQ) {
+		for q := range a.cues(csBrowseQ) {
 			for _, g := range generic {
 				if a.clause[g.i] != a.clause[q.i] || g.i == q.i {
 					continue
@@ -671,7 +745,7 @@ func (a *analysis) browse(p *Parsed) {
 				return
 			}
 		}
-		p.Scope = a.lex.bestPack(a.without(cueBrowse, cueBrowseQ, cueGeneric, cueRequest, cueQuestion), 1)
+		p.Scope = a.lex.bestPack(a.without(csBrowse|csBrowseQ|csGeneric|csRequest|csQuestion), 1)
 	}
 }
 
@@ -694,7 +768,7 @@ func (a *analysis) within(p *Parsed) {
 		}
 		return a.s[a.toks[i].start:a.toks[j-1].end]
 	}
-	for _, w := range a.cues(cueWithin) {
+	for w := range a.cues(csWithin) {
 		end := w.j
 		for end < len(a.toks) && a.clause[end] == a.clause[w.i] {
 			end++
@@ -745,12 +819,12 @@ func (a *analysis) scopeOf(s string) string {
 	return a.lex.bestPack(s, 1)
 }
 
-// without returns the text with the tokens of the named cues left out.
-func (a *analysis) without(names ...string) string {
+// without returns the text with the tokens of the cues in cs left out.
+func (a *analysis) without(cs cueSet) string {
 	drop := make([]bool, len(a.toks))
 	for k := range a.ms {
 		m := &a.ms[k]
-		if m.e.kind == kCue && slices.Contains(names, m.e.value) {
+		if m.e.cue&cs != 0 {
 			for i := m.i; i < m.j; i++ {
 				drop[i] = true
 			}
@@ -774,7 +848,7 @@ func (a *analysis) without(names ...string) string {
 // outcomeSpan returns the tokens after the first outcome cue, to the end of its clause
 // ([-1, -1] when none).
 func (a *analysis) outcomeSpan() (int, int) {
-	for _, m := range a.cues(cueOutcome) {
+	for m := range a.cues(csOutcome) {
 		if m.j >= len(a.toks) || a.clause[m.j] != a.clause[m.i] || a.covered[m.i] {
 			continue
 		}
@@ -805,9 +879,9 @@ func (a *analysis) namedAsSuch(m *match) bool {
 	if !m.e.member {
 		return false
 	}
-	for k := range a.ms {
+	for k := a.startAt[m.i]; k < len(a.ms) && a.ms[k].i == m.i; k++ {
 		o := &a.ms[k]
-		if o.e.kind == kEntity && !o.e.member && o.i == m.i && o.j == m.j {
+		if o.e.kind == kEntity && !o.e.member && o.j == m.j {
 			return true
 		}
 	}
@@ -818,14 +892,15 @@ func (a *analysis) namedAsSuch(m *match) bool {
 // (besides the verbs' own words), no id, scope or browse, and at most one content word
 // once stop words, cue words (fillers, requests, time words, pronouns …) and the wanted
 // verbs themselves are left out; a CJK character counts as half a word.
-func (a *analysis) vague(p *Parsed, verbs []string, wanted func(*match) bool) bool {
+func (a *analysis) vague(p *Parsed, verbs []string) bool {
 	if len(verbs) == 0 || len(p.IDs) > 0 || p.Scope != "" || p.Browse {
 		return false
 	}
-	skip := make([]bool, len(a.toks))
+	a.skip = resize(a.skip, len(a.toks))
+	skip := a.skip
 	for k := range a.ms {
 		m := &a.ms[k]
-		if m.e.kind == kCue || (m.e.kind == kIntent || m.e.kind == kConcept && a.lex.verbs[m.e.value]) && wanted(m) {
+		if m.e.kind == kCue || a.want[k] {
 			for i := m.i; i < m.j; i++ {
 				skip[i] = true
 			}
@@ -843,18 +918,31 @@ func (a *analysis) vague(p *Parsed, verbs []string, wanted func(*match) bool) bo
 		}
 	}
 	n := 0.0
-	for i, t := range a.toks {
+	for i := range a.toks {
+		t := &a.toks[i]
 		switch {
 		case skip[i]:
 		case t.cjk:
 			if !strings.Contains(cjkParticles, t.word) {
 				n += 0.5
 			}
-		case !text.IsStopWord(t.word) && hasLetter(t.word) && !strings.ContainsAny(t.word, "0123456789"):
+		case !t.stop && hasLetter(t.word) && !hasDigit(t.word):
 			n++
 		}
+		if n > 1 {
+			return false // two content words: not vague, whatever follows
+		}
 	}
-	return n <= 1
+	return true
+}
+
+func hasDigit(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; c >= '0' && c <= '9' {
+			return true
+		}
+	}
+	return false
 }
 
 // cjkParticles are Chinese particles that carry no content.
@@ -873,8 +961,8 @@ func (a *analysis) explicitWrite(p *Parsed, verbs []string) bool {
 	if !write || slices.Contains(p.Constraints, cueDryRun) || slices.Contains(p.Constraints, cueReadOnly) {
 		return false
 	}
-	request := a.has(cueRequest)
-	if a.has(cueQuestion) && !request {
+	request := a.has(csRequest)
+	if a.has(csQuestion) && !request {
 		return false
 	}
 	if request {

@@ -73,10 +73,9 @@ func cleanASCII(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c > 0x7e || c == ' ' && s[i+1] == ' ' {
+		if s[i]-0x20 > 0x7e-0x20 { // below 0x20 (wrapping round) or above 0x7e
 			return false
 		}
 	}
-	return true
+	return !strings.Contains(s, "  ")
 }

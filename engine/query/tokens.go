@@ -1,6 +1,9 @@
 package query
 
 import (
+	"hash/maphash"
+	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/capdex/capdex/index/text"
@@ -12,30 +15,132 @@ type token struct {
 	word       string // folded word, or the CJK character
 	start, end int    // byte offsets in the tokenised text
 	cjk        bool
+	stop       bool    // a word on text's English stop list (text.IsStopWord(word))
+	first      []int32 // the entries of the lexicon key starts (set only by analysis scans)
 }
 
 // tokenize appends the tokens of s to dst. Joined forms of case-split words are skipped:
 // phrases are matched on their parts.
 func tokenize(dst []token, s string) []token {
 	var sc text.Scanner
+	dst, _ = scanTokens(&sc, dst, nil, s, nil)
+	return dst
+}
+
+// scanTokens appends the tokens of s to toks (see tokenize). With a lexicon, it also
+// gives each token the entries its key starts (token.first) and appends the search terms
+// of s to terms: what text.AppendTerms appends, from the same scan. sc is the scanner to
+// use; it is left reset.
+func scanTokens(sc *text.Scanner, toks []token, terms []string, s string, lex *Lexicon) ([]token, []string) {
 	sc.Reset(s)
 	for sc.Next() {
 		switch sc.Kind() {
 		case text.KindWord:
-			w := sc.Folded()
 			start := sc.Offset()
-			dst = append(dst, token{key: text.Stem(w), word: w, start: start, end: start + len(sc.Text())})
+			t := token{start: start, end: start + len(sc.Text())}
+			if lex != nil {
+				in := lex.wordInfo(sc)
+				t.word, t.key, t.stop, t.first = in.word, in.key, in.stop, in.first
+				if !t.stop {
+					terms = append(terms, t.key)
+				}
+			} else {
+				t.word = sc.Folded()
+				t.key, t.stop = wordKey(sc, t.word)
+			}
+			toks = append(toks, t)
+		case text.KindJoined:
+			if lex != nil {
+				if t, ok := sc.Term(); ok {
+					terms = append(terms, t)
+				}
+			}
 		case text.KindCJK:
 			run, off := sc.Text(), sc.Offset()
 			for i := 0; i < len(run); {
 				_, n := utf8.DecodeRuneInString(run[i:])
 				ch := run[i : i+n]
-				dst = append(dst, token{key: ch, word: ch, start: off + i, end: off + i + n, cjk: true})
+				t := token{key: ch, word: ch, start: off + i, end: off + i + n, cjk: true}
+				if lex != nil {
+					t.first = lex.first[ch]
+					// text.AppendTerms: the unigram unless a particle, then the bigram
+					if !strings.Contains(cjkStopUnigrams, ch) {
+						terms = append(terms, ch)
+					}
+					if i+n < len(run) {
+						_, m := utf8.DecodeRuneInString(run[i+n:])
+						terms = append(terms, run[i:i+n+m])
+					}
+				}
+				toks = append(toks, t)
 				i += n
 			}
 		}
 	}
-	return dst
+	sc.Reset("")
+	return toks, terms
+}
+
+// wordKey returns the key of the scanner's current word w, text.Stem(w), and whether it
+// is a stop word, text.IsStopWord(w).
+func wordKey(sc *text.Scanner, w string) (key string, stop bool) {
+	if len(w) <= maxMemoBytes {
+		return sc.Key() // both from one lookup in text's memo
+	}
+	return text.Stem(w), text.IsStopWord(w) // Key would copy the word
+}
+
+// maxMemoBytes is the length of the longest word index/text memoises: Scanner.Key
+// returns a copy of a longer word.
+const maxMemoBytes = 48
+
+// cjkStopUnigrams are the Chinese particles text.AppendTerms drops as unigrams. A
+// character is matched whole: UTF-8 never finds a character inside two others.
+const cjkStopUnigrams = "的了吗呢吧啊呀哦么"
+
+// wordInfo is what a scan of the lexicon needs of a folded word: its key and stop flag
+// (see wordKey) and the entries the key starts.
+type wordInfo struct {
+	word, key string
+	stop      bool
+	first     []int32
+}
+
+// wordCache memoises wordInfo per lexicon. A query's words then cost one probe of a small
+// table instead of a probe of text's stem memo (large, shared with indexing and mostly
+// out of cache by the time a query comes) and one of the lexicon's map. It is
+// direct-mapped: a word takes the slot its hash names, replacing whatever was there.
+// Slots hold immutable values and are read and written atomically, so concurrent scans
+// need no lock; what a slot holds never changes a result, only its cost.
+type wordCache struct {
+	seed  maphash.Seed
+	slots [wordCacheSlots]atomic.Pointer[wordInfo]
+}
+
+// wordCacheSlots is the size of a wordCache (64 KiB of pointers).
+const wordCacheSlots = 1 << 13
+
+func newWordCache() *wordCache { return &wordCache{seed: maphash.MakeSeed()} }
+
+// wordInfo returns the wordInfo of the scanner's current word (of kind text.KindWord).
+func (l *Lexicon) wordInfo(sc *text.Scanner) *wordInfo {
+	b := sc.Bytes()
+	var slot *atomic.Pointer[wordInfo]
+	if l.words != nil {
+		slot = &l.words.slots[maphash.Bytes(l.words.seed, b)&(wordCacheSlots-1)]
+		if in := slot.Load(); in != nil && in.word == string(b) {
+			return in
+		}
+	}
+	// The word is copied, not taken from the query: the cache would keep the query alive.
+	w := string(b)
+	in := &wordInfo{word: w}
+	in.key, in.stop = wordKey(sc, w)
+	in.first = l.first[in.key]
+	if slot != nil {
+		slot.Store(in)
+	}
+	return in
 }
 
 // keys returns the match keys of a phrase ("sign_in" → [sign in], "删除日程" → 删 除 日 程).
