@@ -40,9 +40,10 @@
 // within one retriever; fusion belongs to the engine. Hit.Matched slices are shared: never
 // modify them.
 //
-// The sparse semantic retriever completes only the best candidates of a query's rarer
-// features (semCommonCands) with its common ones, an approximation measured to keep the
-// fused recall@5 and nDCG@5 of the evaluation sets within 0.005; the dense
+// For a long query the sparse semantic retriever walks only the strongest of its rarer
+// features (semRareTerms) and completes only their best candidates (semCommonCands) with
+// its common ones, approximations measured to keep the fused recall@5 and nDCG@5 of the
+// evaluation sets within 0.005 (they cost the retriever alone more); the dense
 // HNSW path is approximate too (coder/hnsw v0.6.1 keeps about 0.8 of brute force's top 10 on
 // the test vectors), and brute force stays the exact reference below HNSWThreshold.
 package index

@@ -19,19 +19,18 @@ type semIndex struct {
 	sparse embed.SparseEmbedder
 
 	// sparse (semantic_sparse.go): feature → list id through ftab (a rank bitset, when the
-	// dimension is small enough) or fmap; list → postings docs[start:start+df] with values
-	// q8 × scale. The lists of more than commonDF documents are also held per document
-	// (forward postings fwdCID and fwdQ, from fwdOff[doc]).
+	// dimension is small enough) or fmap; list → postings post[start:start+df], each
+	// doc<<8 | uint8(q) for a value q × the list's scale. The lists of more than commonDF
+	// documents are also held per document: forward postings fwd[fwdOff[doc]:fwdOff[doc+1]],
+	// two-byte records of common id (semList.cid - 1) and q (see appendForward).
 	ftab     []rankWord
 	fmap     map[uint32]uint32
 	lists    []semList
-	docs     []uint32
-	q8       []int8
+	post     []uint32
 	commonDF uint32
 	ncommon  int
 	fwdOff   []uint32
-	fwdCID   []uint16 // common id of the list (semList.cid - 1)
-	fwdQ     []int8
+	fwd      []uint16
 
 	// dense
 	dim   int

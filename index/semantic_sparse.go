@@ -2,9 +2,11 @@ package index
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/bits"
 	"slices"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/capdex/capdex/index/embed"
@@ -21,8 +23,8 @@ type rankWord struct {
 	rank uint32
 }
 
-// semList is one posting list of the sparse semantic index: documents docs[start:start+df]
-// with values q8[start:start+df] × scale.
+// semList is one posting list of the sparse semantic index: postings post[start:start+df]
+// (see semIndex) of values q × scale.
 type semList struct {
 	start, df uint32
 	scale     float32 // per list quantisation step, times the list's idf weight (semIdf)
@@ -47,21 +49,32 @@ func semIdf(n int, df uint32) float32 {
 // A feature of the sparse semantic index is common when more than max(n/semCommonFrac,
 // semCommonMin) of the n documents have it (at most maxCommonLists features are: the most
 // frequent). The n-grams of common words hold most of a long query's postings (on
-// seal_tools 97%: 105,000 postings in 214 common lists against 3,200 in 183 rarer ones).
+// seal_tools 97%: 105,000 postings in 214 common lists against 3,200 in 231 rarer ones).
 // When walking a query's common lists would cost more than completing candidates through
-// the forward postings (completionCost), the rarer features (and concepts) select the
-// max(4×limit, semCommonCands) best candidates, and the common features complete those
-// candidates' scores exactly from each one's forward postings; shorter queries are scored
-// exhaustively. When the rarer features find too few documents, the shortest common lists
-// are walked too, until they do. On the ../shared/eval sets this keeps recall@5 and
-// nDCG@5 of the fused search within 0.003 of the previous cosine retriever (see
-// BenchmarkEvalSets; TestSemanticSparseExhaustive checks the exact parts).
+// the forward postings (completionCost), the semRareTerms strongest of the rarer features
+// (and concepts) select the max(semCandsPerHit×limit, semCommonCands) best candidates, and
+// the common features complete those candidates' scores from each one's forward
+// postings; shorter queries are scored exhaustively. When the rarer features find too few
+// documents, the shortest common lists are walked too, until they do.
+//
+// Both limits trade the retriever alone for speed, not the fused search: on the
+// ../shared/eval sets (only seal_tools has queries long enough to take the forward
+// postings) they lower the semantic retriever's recall@5 on seal_tools from 0.648 to
+// 0.605, while the fused recall@5 and nDCG@5 of every set stay within 0.001 of walking
+// every rarer list and completing max(4×limit, 128) candidates (see BenchmarkEvalSets;
+// TestSemanticSparseExhaustive checks the rest against exhaustive scoring).
 const (
 	semCommonFrac  = 80
 	semCommonMin   = 32
-	semCommonCands = 128
+	semCandsPerHit = 3
+	semCommonCands = 96
+	semRareTerms   = 64
 	maxCommonLists = 1 << 16 // common ids are uint16
 )
+
+// maxSparseDocs bounds the documents of the sparse semantic index: a posting holds a
+// document in 24 bits.
+const maxSparseDocs = 1 << 24
 
 func (g *Generation) buildSparse(ctx context.Context) error {
 	x := &g.sem
@@ -69,6 +82,9 @@ func (g *Generation) buildSparse(ctx context.Context) error {
 	useTable := dim > 0 && dim <= maxDenseFeatureTable
 	if !useTable {
 		x.fmap = map[uint32]uint32{}
+	}
+	if g.n > maxSparseDocs {
+		return fmt.Errorf("index: the sparse semantic index holds at most %d capabilities, not %d", maxSparseDocs, g.n)
 	}
 	vecs := make([]embed.SparseVector, g.n)
 	err := parallelFor(ctx, 0, g.n, func(d int) { vecs[d] = x.sparse.EmbedSparse(embedText(g.snap.Caps[d])) })
@@ -137,11 +153,10 @@ func (g *Generation) buildSparse(ctx context.Context) error {
 			nfwd += c
 		}
 	}
-	x.docs = make([]uint32, total)
-	x.q8 = make([]int8, total)
+	x.post = make([]uint32, total)
 	x.fwdOff = make([]uint32, g.n+1)
-	x.fwdCID = make([]uint16, 0, nfwd)
-	x.fwdQ = make([]int8, 0, nfwd)
+	x.fwd = make([]uint16, 0, nfwd+nfwd/8)
+	var common []uint32 // a document's common postings: cid<<8 | q
 	fill := make([]uint32, len(df))
 	for d, v := range vecs {
 		for i, f := range v.Idx {
@@ -153,17 +168,40 @@ func (g *Generation) buildSparse(ctx context.Context) error {
 			}
 			p := sl.start + fill[l]
 			fill[l]++
-			x.docs[p], x.q8[p] = uint32(d), q
+			x.post[p] = uint32(d)<<8 | uint32(uint8(q))
 			if sl.cid != 0 {
-				x.fwdCID = append(x.fwdCID, uint16(sl.cid-1))
-				x.fwdQ = append(x.fwdQ, q)
+				common = append(common, (sl.cid-1)<<8|uint32(uint8(q)))
 			}
 		}
-		x.fwdOff[d+1] = uint32(len(x.fwdCID))
+		x.fwd = appendForward(x.fwd, common)
+		x.fwdOff[d+1] = uint32(len(x.fwd))
+		common = common[:0]
 		vecs[d] = embed.SparseVector{}
 	}
 	return nil
 }
+
+// appendForward appends a document's forward postings (cid<<8 | q) to fwd as records
+// gap | q<<8, in increasing common id: gap is the distance from the previous id (from 0 for
+// the first), and a gap of fwdSkip or more takes filler records (fwdSkip, 0), which move
+// the id without adding anything. Two bytes a posting keep the candidates' postings, read
+// from scattered documents, to few cache lines.
+func appendForward(fwd []uint16, common []uint32) []uint16 {
+	slices.Sort(common)
+	prev := uint32(0)
+	for _, c := range common {
+		gap := c>>8 - prev
+		for ; gap >= fwdSkip; gap -= fwdSkip {
+			fwd = append(fwd, fwdSkip)
+		}
+		fwd = append(fwd, uint16(gap)|uint16(c&0xff)<<8)
+		prev = c >> 8
+	}
+	return fwd
+}
+
+// fwdSkip is the gap of a filler forward record (see appendForward).
+const fwdSkip = 255
 
 // countAbove returns how many of v exceed t.
 func countAbove(v []uint32, t uint32) int {
@@ -197,128 +235,224 @@ var semanticMatched = []string{"embedding"}
 
 func semNames(uint32) []string { return semanticMatched }
 
+// semScratch is the working memory of semanticSparse, recycled through semScratchPool.
+// Scores are integers: multiples of the query's step (see semanticSparse).
+type semScratch struct {
+	acc     []int32                // per document, zero between uses
+	seen    []uint64               // bitset of the documents in touched, zero between uses
+	touched []uint32               // the documents with a partial score
+	lw      *[maxCommonLists]int32 // the query's weight per common id, zero between uses
+	terms   []semTerm
+	common  []int32 // the query's common terms, by index in terms
+	rare    []int32 // the query's rarer terms walked, by index in terms
+	vals    []float32
+}
+
+var semScratchPool = sync.Pool{New: func() any { return &semScratch{lw: new([maxCommonLists]int32)} }}
+
+// semTerm is one of the query's features found in the index: its list and weight.
+type semTerm struct {
+	list, start, df, cid uint32
+	w                    float32 // the query's value × the list's scale
+	wi                   int32   // w in units of the query's step
+}
+
 // semanticSparse ranks the allowed documents by the dot product of their idf-weighted
 // vectors with the query's. The lists of the query's rarer features are walked; those of
 // its common features too when that costs less than completing candidates through the
 // forward postings, else only the shortest of them, until there are enough candidates
 // (see semCommonFrac).
+//
+// Scores are summed in integers: each query weight is rounded to a multiple of a step
+// chosen so that no document's sum can overflow (a document holds a feature once, so its
+// score is at most 127 × the sum of the query's weights in steps, about 2^30). The
+// rounding moves a score by at most 6e-8 of the query's largest possible score per
+// matching feature; integer multiply-adds cost a quarter of the float ones, whose int8 to
+// float conversions dominated (in a micro-benchmark of the forward postings).
 func (g *Generation) semanticSparse(q *Query, allow *roaring.Bitmap, limit int) []Hit {
 	x := &g.sem
 	v := x.sparse.EmbedSparse(q.Text)
 	if len(v.Idx) == 0 {
 		return nil
 	}
+	st := semScratchPool.Get().(*semScratch)
+	defer semScratchPool.Put(st)
+	// Resolve the features to lists first and read the lists after: the loads of each pass
+	// are independent, so their cache misses can overlap.
+	ts := st.terms[:0]
+	for i, f := range v.Idx {
+		if l, ok := x.sparseList(f); ok {
+			ts = append(ts, semTerm{list: l, w: v.Val[i]})
+		}
+	}
+	var sum float64
+	for i := range ts {
+		t, sl := &ts[i], &x.lists[ts[i].list]
+		t.start, t.df, t.cid = sl.start, sl.df, sl.cid
+		t.w *= sl.scale
+		sum += math.Abs(float64(t.w))
+	}
+	st.terms = ts
+	if sum == 0 {
+		return nil
+	}
+	step := sum * 127 / (1 << 30)
+	inv := 1 / step
+
 	s := getScratch()
 	defer putScratch(s)
 	bits := s.allowBits(allow, g.n)
-	acc, seen := s.dense(g.n)
-	if cap(s.lw) < x.ncommon {
-		s.lw = make([]float32, x.ncommon)
+	if len(st.acc) < g.n {
+		st.acc = make([]int32, g.n)
+		st.seen = make([]uint64, (g.n+63)/64)
 	}
-	lw := s.lw[:x.ncommon] // the query's weight per common list, by common id
-	touched := s.docs[:0]
-	common := s.keys64[:0] // the query's common lists: df<<32 | list id
+	lw := st.lw
+	common, rare := st.common[:0], st.rare[:0]
 	commonPostings := 0
-	for i, f := range v.Idx {
-		l, ok := x.sparseList(f)
-		if !ok {
+	for i := range ts {
+		t := &ts[i]
+		t.wi = int32(math.Round(float64(t.w) * inv))
+		if t.cid == 0 {
+			rare = append(rare, int32(i))
 			continue
 		}
-		sl := &x.lists[l]
-		w := v.Val[i] * sl.scale
-		if sl.cid == 0 {
-			touched = x.accumulate(sl, w, bits, acc, seen, touched)
-			continue
-		}
-		lw[sl.cid-1] = w
-		common = append(common, uint64(sl.df)<<32|uint64(l))
-		commonPostings += int(sl.df)
+		lw[t.cid-1] = t.wi
+		common = append(common, int32(i))
+		commonPostings += int(t.df)
 	}
-	s.keys64 = common
-
-	cands := max(4*limit, semCommonCands)
+	cands := max(semCandsPerHit*limit, semCommonCands)
 	forward := commonPostings > x.completionCost(g.n, cands)
-	if forward && len(touched) < cands {
+	if forward && len(rare) > semRareTerms {
+		rare = strongest(st, ts, rare, semRareTerms)
+	}
+	for _, r := range rare {
+		x.accumulate(st, &ts[r], bits)
+	}
+	st.common, st.rare = common, rare
+
+	if forward && len(st.touched) < cands {
 		// too few candidates: walk the shortest common lists too
-		slices.Sort(common)
+		slices.SortFunc(common, func(a, b int32) int { return cmpDF(&ts[a], &ts[b]) })
 	}
 	s.top.reset(limit)
 	for _, c := range common {
-		if forward && len(touched) >= cands {
+		if forward && len(st.touched) >= cands {
 			break
 		}
-		sl := &x.lists[uint32(c)]
-		touched = x.accumulate(sl, lw[sl.cid-1], bits, acc, seen, touched)
-		lw[sl.cid-1] = 0
+		t := &ts[c]
+		x.accumulate(st, t, bits)
+		lw[t.cid-1] = 0
 	}
-	s.docs = touched
 	if forward {
-		x.complete(s, lw, cands)
+		x.complete(st, &s.top, step, cands)
 	} else {
-		for _, d := range touched {
-			if sc := acc[d]; sc > 0 {
-				s.top.push(cand{doc: d, score: sc})
+		for _, d := range st.touched {
+			if sc := st.acc[d]; sc > 0 {
+				s.top.push(cand{doc: d, score: float32(float64(sc) * step)})
 			}
 		}
 	}
 	for _, c := range common {
-		lw[x.lists[uint32(c)].cid-1] = 0
+		lw[ts[c].cid-1] = 0
 	}
-	s.clearTouched()
+	for _, d := range st.touched {
+		st.acc[d] = 0
+		st.seen[d>>6] = 0
+	}
+	st.touched = st.touched[:0]
 	return hitsOf(s.top.best(), semNames)
 }
 
-// completionCost estimates the cost, in postings, of completing cands candidates through
-// the forward postings of the n documents: the sparse retriever walks a query's common
-// lists when they hold fewer postings.
-func (x *semIndex) completionCost(n, cands int) int {
-	return cands * len(x.fwdCID) / max(n, 1)
+// strongest returns the k terms of idx with the largest weights (and any tied with the
+// k-th), in their order.
+func strongest(st *semScratch, ts []semTerm, idx []int32, k int) []int32 {
+	vals := st.vals[:0]
+	for _, i := range idx {
+		vals = append(vals, abs32(ts[i].w))
+	}
+	st.vals = vals
+	floor := selectKth(vals, k-1)
+	out := idx[:0]
+	for _, i := range idx {
+		if abs32(ts[i].w) >= floor {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
-// complete adds the common features (weights lw by common id) to the best cands of the
+func abs32(v float32) float32 { return math.Float32frombits(math.Float32bits(v) &^ (1 << 31)) }
+
+// cmpDF orders terms by document frequency, then list.
+func cmpDF(a, b *semTerm) int {
+	if a.df != b.df {
+		return int(a.df) - int(b.df)
+	}
+	return int(a.list) - int(b.list)
+}
+
+// completionCost estimates the cost, in postings, of completing cands candidates through
+// the forward postings of the n documents (records, see appendForward): the sparse
+// retriever walks a query's common lists when they hold fewer postings.
+func (x *semIndex) completionCost(n, cands int) int {
+	return cands * len(x.fwd) / max(n, 1)
+}
+
+// complete adds the common features (weights st.lw by common id) to the best cands of the
 // touched documents (and any tied with the last) through their forward postings, and
-// offers them to s.top.
-func (x *semIndex) complete(s *scratch, lw []float32, cands int) {
-	acc, touched := s.acc, s.docs
+// offers them to top, scores in units of step.
+func (x *semIndex) complete(st *semScratch, top *topN, step float64, cands int) {
+	acc, touched := st.acc, st.touched
 	floor := float32(math.Inf(-1))
 	if len(touched) > cands {
-		vals := s.vals[:0]
+		vals := st.vals[:0]
 		for _, d := range touched {
-			vals = append(vals, acc[d])
+			vals = append(vals, float32(acc[d]))
 		}
-		s.vals = vals
+		st.vals = vals
 		floor = selectKth(vals, cands-1)
 	}
 	for _, d := range touched {
 		sc := acc[d]
-		if sc < floor {
+		if float32(sc) < floor {
 			continue
 		}
-		a, b := x.fwdOff[d], x.fwdOff[d+1]
-		cids, q8 := x.fwdCID[a:b:b], x.fwdQ[a:b:b]
-		for p, c := range cids {
-			sc += lw[c] * float32(q8[p])
-		}
+		sc += dotForward(x.fwd[x.fwdOff[d]:x.fwdOff[d+1]], st.lw)
 		if sc > 0 {
-			s.top.push(cand{doc: d, score: sc})
+			top.push(cand{doc: d, score: float32(float64(sc) * step)})
 		}
 	}
 }
 
-// accumulate adds w × the values of list sl to the allowed documents' accumulators, and
-// appends the documents seen for the first time to touched.
-func (x *semIndex) accumulate(sl *semList, w float32, bits []uint64, acc []float32, seen []uint32, touched []uint32) []uint32 {
-	a, b := sl.start, sl.start+sl.df
-	docs, q8 := x.docs[a:b:b], x.q8[a:b:b]
-	for p, d := range docs {
+// dotForward returns the dot product of a document's forward postings (see appendForward)
+// with the query's weights by common id. (Not inlined: inside complete's loop the compiler
+// spills the running id to the stack.)
+//
+//go:noinline
+func dotForward(fwd []uint16, lw *[maxCommonLists]int32) int32 {
+	var sum int32
+	c := uint16(0)
+	for _, r := range fwd {
+		c += r & 0xff
+		sum += lw[c] * int32(int8(r>>8))
+	}
+	return sum
+}
+
+// accumulate adds t's weight × the values of its list to the allowed documents' scores,
+// and appends the documents seen for the first time to st.touched.
+func (x *semIndex) accumulate(st *semScratch, t *semTerm, bits []uint64) {
+	acc, seen, touched, w := st.acc, st.seen, st.touched, t.wi
+	for _, p := range x.post[t.start : t.start+t.df] {
+		d := p >> 8
 		if bits != nil && bits[d>>6]&(1<<(d&63)) == 0 {
 			continue
 		}
-		if seen[d] == 0 {
-			seen[d] = 1
+		if m := uint64(1) << (d & 63); seen[d>>6]&m == 0 {
+			seen[d>>6] |= m
 			touched = append(touched, d)
 		}
-		acc[d] += w * float32(q8[p])
+		acc[d] += w * int32(int8(p))
 	}
-	return touched
+	st.touched = touched
 }

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -11,31 +12,50 @@ import (
 	"github.com/capdex/capdex/index/testcat"
 )
 
-// exhaustiveSparse scores every allowed document by walking every list of the query's
-// features: the reference of semanticSparse. It returns the scores by document and the
-// query's postings in common lists.
-func exhaustiveSparse(g *Generation, text string, allow *roaring.Bitmap) (map[uint32]float64, int) {
+// exhaustiveSparse scores every allowed document by walking the lists of the query's
+// features: the reference of semanticSparse. When the query's common lists hold more than
+// cost postings, only the rareTerms strongest of its rarer features count, as in
+// semanticSparse. It returns the scores by document, whether that was the case and whether
+// rarer features were left out.
+func exhaustiveSparse(g *Generation, text string, allow *roaring.Bitmap, cost, rareTerms int) (scores map[uint32]float64, forward, pruned bool) {
 	x := &g.sem
 	v := x.sparse.EmbedSparse(text)
-	scores := map[uint32]float64{}
+	type term struct {
+		sl *semList
+		w  float32
+	}
+	var terms, rare []term
 	common := 0
 	for i, f := range v.Idx {
 		l, ok := x.sparseList(f)
 		if !ok {
 			continue
 		}
-		sl := &x.lists[l]
-		if sl.cid != 0 {
-			common += int(sl.df)
+		t := term{&x.lists[l], v.Val[i] * x.lists[l].scale}
+		if t.sl.cid == 0 {
+			rare = append(rare, t)
+			continue
 		}
-		w := float64(v.Val[i]) * float64(sl.scale)
-		for p := sl.start; p < sl.start+sl.df; p++ {
-			if d := x.docs[p]; allow == nil || allow.Contains(d) {
-				scores[d] += w * float64(x.q8[p])
+		terms = append(terms, t)
+		common += int(t.sl.df)
+	}
+	forward = common > cost
+	if forward && len(rare) > rareTerms {
+		pruned = true
+		byWeight := slices.Clone(rare)
+		slices.SortFunc(byWeight, func(a, b term) int { return cmp.Compare(abs32(b.w), abs32(a.w)) })
+		floor := abs32(byWeight[rareTerms-1].w)
+		rare = slices.DeleteFunc(rare, func(t term) bool { return abs32(t.w) < floor })
+	}
+	scores = map[uint32]float64{}
+	for _, t := range append(terms, rare...) {
+		for _, p := range x.post[t.sl.start : t.sl.start+t.sl.df] {
+			if d := p >> 8; allow == nil || allow.Contains(d) {
+				scores[d] += float64(t.w) * float64(int8(p))
 			}
 		}
 	}
-	return scores, common
+	return scores, forward, pruned
 }
 
 // topOf ranks scores as semanticSparse does: positive scores, best first, ties by doc.
@@ -59,9 +79,10 @@ func topOf(scores map[uint32]float64, limit int) []uint32 {
 }
 
 // TestSemanticSparseExhaustive checks the sparse semantic retriever against exhaustive
-// scoring: every hit's score is its exact score (the forward postings complete candidates
-// exactly), hits are allowed and ordered, and a query whose common lists are walked gets
-// exactly the exhaustive ranking.
+// scoring: every hit's score is its exhaustive score over the features the retriever
+// counts (the forward postings complete candidates exactly; integer sums round by far
+// less than the tolerance), hits are allowed and ordered, and a query whose common lists
+// are walked gets exactly the exhaustive ranking.
 func TestSemanticSparseExhaustive(t *testing.T) {
 	g := buildCaps(t, 1, testcat.GenerateCatalog(1500, 7), Options{})
 	caps := g.Snapshot().Caps
@@ -78,15 +99,15 @@ func TestSemanticSparseExhaustive(t *testing.T) {
 			half.Add(d)
 		}
 	}
-	cands := max(4*10, semCommonCands)
-	var exact, forward int
+	cands := max(semCandsPerHit*10, semCommonCands)
+	var exact, forward, pruned int
 	for _, allow := range []*roaring.Bitmap{nil, half} {
 		for _, q := range queries {
 			hits, err := g.Retrieve(context.Background(), Semantic, &Query{Text: q}, allow, 10)
 			if err != nil {
 				t.Fatal(err)
 			}
-			scores, common := exhaustiveSparse(g, q, allow)
+			scores, fwd, pr := exhaustiveSparse(g, q, allow, g.sem.completionCost(g.Len(), cands), semRareTerms)
 			for i, h := range hits {
 				if allow != nil && !allow.Contains(h.Doc) {
 					t.Fatalf("%q: hit %d outside allow", q, h.Doc)
@@ -98,7 +119,10 @@ func TestSemanticSparseExhaustive(t *testing.T) {
 					t.Fatalf("%q: doc %d scored %v, exhaustive %v", q, h.Doc, h.Score, want)
 				}
 			}
-			if common > g.sem.completionCost(g.Len(), cands) {
+			if pr {
+				pruned++
+			}
+			if fwd {
 				forward++
 				continue
 			}
@@ -112,8 +136,8 @@ func TestSemanticSparseExhaustive(t *testing.T) {
 			}
 		}
 	}
-	if exact == 0 || forward == 0 {
-		t.Fatalf("the queries should take both paths: %d exhaustive, %d forward", exact, forward)
+	if exact == 0 || forward == 0 || pruned == 0 {
+		t.Fatalf("the queries should take both paths and leave out rarer features: %d exhaustive, %d forward, %d pruned", exact, forward, pruned)
 	}
 }
 
