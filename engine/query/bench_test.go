@@ -1,8 +1,13 @@
 package query
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/capdex/capdex/registry"
@@ -85,20 +90,33 @@ func syntheticSnapshot(tb testing.TB, n int) *registry.Snapshot {
 	return snap
 }
 
-// BenchmarkNormalizeEval normalises the queries of each evaluation set (../shared/eval)
-// in turn, with the set's registry: ns/op is the mean cost of one query.
+// BenchmarkNormalizeEval normalises the queries of each evaluation set (../shared/eval, or
+// CAPDEX_EVAL_DIR) in turn, with the set's registry: ns/op is the mean cost of one query.
 func BenchmarkNormalizeEval(b *testing.B) {
-	queries := evalQueries(b)
-	for _, l := range equivLexicons(b, true) {
-		qs := queries[l.name]
-		if len(qs) == 0 {
+	dir := cmp.Or(os.Getenv("CAPDEX_EVAL_DIR"), "../../../shared/eval")
+	sets, _ := filepath.Glob(filepath.Join(dir, "*", "queries.jsonl"))
+	for _, qpath := range sets {
+		set := filepath.Dir(qpath)
+		tools, err := os.Open(filepath.Join(set, "tools.jsonl"))
+		if err != nil {
 			continue
 		}
-		b.Run("set="+l.name, func(b *testing.B) {
+		caps, err := registry.ImportWith(tools, registry.ImportOptions{Format: "jsonl", Pack: "tools", Provider: "eval",
+			ACL: registry.ACL{Discover: []string{"*"}, Describe: []string{"*"}}})
+		tools.Close()
+		if err != nil {
+			b.Fatalf("%s: %v", set, err)
+		}
+		snap, err := registry.NewSnapshot(1, caps)
+		if err != nil {
+			b.Fatalf("%s: %v", set, err)
+		}
+		lex, qs := NewLexicon(snap), jsonlQueries(b, qpath)
+		b.Run("set="+filepath.Base(set), func(b *testing.B) {
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
-				if _, err := (Rules{}).Normalize(context.Background(), qs[i], l.lex); err != nil {
+				if _, err := (Rules{}).Normalize(context.Background(), qs[i], lex); err != nil {
 					b.Fatal(err)
 				}
 				if i++; i == len(qs) {
@@ -107,4 +125,24 @@ func BenchmarkNormalizeEval(b *testing.B) {
 			}
 		})
 	}
+}
+
+// jsonlQueries returns the "query" value of every line of a JSON-lines file.
+func jsonlQueries(tb testing.TB, path string) []string {
+	tb.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var q struct {
+			Query string `json:"query"`
+		}
+		if err := json.Unmarshal([]byte(line), &q); err != nil {
+			tb.Fatalf("%s: %v", path, err)
+		}
+		out = append(out, q.Query)
+	}
+	return out
 }
