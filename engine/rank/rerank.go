@@ -312,7 +312,8 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 		}
 		c.Score = score
 	}
-	q.docs = docs[:0] // kept for the next search (its records stay reachable until then)
+	clear(docs) // a pooled record must not keep an old generation's cache alive
+	q.docs = docs[:0]
 	q.release()
 	sortCands(cands)
 }
