@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -486,4 +487,27 @@ func TestGracefulShutdownDrains(t *testing.T) {
 		t.Fatal("shutdown waited for the MCP session's stream")
 	}
 	c.cs.Close()
+}
+
+// TestShutdownClosesIdleNewConnections: a connection accepted just before shutdown that
+// never sends a request (http.Server.Shutdown counts it busy for 5 s) does not hold the
+// drain.
+func TestShutdownClosesIdleNewConnections(t *testing.T) {
+	ts := startServer(t, serverSetup{quiet: true})
+	conn, err := net.Dial("tcp", strings.TrimPrefix(ts.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// make sure the server accepted it before shutting down
+	if r := ts.call(t, "GET", "/healthz", "", nil); r.status != 200 {
+		t.Fatalf("healthz: %d", r.status)
+	}
+	start := time.Now()
+	if err := ts.stop(); err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Fatalf("shutdown took %v with a connection that sent nothing", took)
+	}
 }

@@ -198,6 +198,17 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
+	// Connections accepted but still without a request: http.Server.Shutdown counts them
+	// as busy for 5 s, so one a client opened just before shutdown (an MCP client
+	// re-opening its event stream, say) would hold the drain that long.
+	var fresh sync.Map // net.Conn → struct{}
+	hs.ConnState = func(c net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			fresh.Store(c, struct{}{})
+		} else {
+			fresh.Delete(c)
+		}
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	s.log.Info("serving", "addr", ln.Addr().String())
@@ -220,7 +231,20 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	s.closeSessions()
 	s.endMCP()
-	err := <-shut
+	// A connection that has sent no request carries no work to drain: close those until
+	// Shutdown returns (the listener may still take one while Shutdown starts).
+	var err error
+	for waiting := true; waiting; {
+		fresh.Range(func(c, _ any) bool {
+			c.(net.Conn).Close()
+			return true
+		})
+		select {
+		case err = <-shut:
+			waiting = false
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 	<-errc // Serve returned ErrServerClosed
 	if err != nil {
 		s.log.Warn("shutdown timed out: closing the remaining connections", "err", err)
