@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -118,18 +116,14 @@ type state struct {
 	packs map[uint32][2]uint32
 }
 
-// packRanges returns the descendants' range of every pack of snap.
-func packRanges(snap *registry.Snapshot) map[uint32][2]uint32 {
-	caps := snap.Caps
+// packRanges returns the descendants' range of every pack of g.
+func packRanges(g *index.Generation) map[uint32][2]uint32 {
 	out := make(map[uint32][2]uint32)
-	for d, c := range caps {
-		if c.ResourceType != registry.TypePack {
-			continue
+	for d, c := range g.Snapshot().Caps {
+		if c.ResourceType == registry.TypePack {
+			lo, hi := g.Descendants(c.ID)
+			out[uint32(d)] = [2]uint32{uint32(lo), uint32(hi)}
 		}
-		prefix := c.ID + "."
-		lo := d + 1 + sort.Search(len(caps)-d-1, func(i int) bool { return caps[d+1+i].ID >= prefix })
-		hi := lo + sort.Search(len(caps)-lo, func(i int) bool { return !strings.HasPrefix(caps[lo+i].ID, prefix) })
-		out[uint32(d)] = [2]uint32{uint32(lo), uint32(hi)}
 	}
 	return out
 }
@@ -287,7 +281,7 @@ func (e *Engine) Reload(ctx context.Context) error {
 		gen:   g,
 		lex:   query.NewLexicon(snap),
 		terms: rank.NewTermCache(snap.Caps, query.FieldTerms),
-		packs: packRanges(snap),
+		packs: packRanges(g),
 	})
 	e.log.Info("registry generation loaded", "generation", gen, "capabilities", len(caps))
 	return nil

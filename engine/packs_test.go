@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"context"
 	"strings"
 	"testing"
 
+	"github.com/capdex/capdex/index"
 	"github.com/capdex/capdex/registry"
 )
 
@@ -22,7 +24,11 @@ func TestPackRanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ranges := packRanges(snap)
+	g, err := index.Build(context.Background(), snap, index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ranges := packRanges(g)
 	packs := 0
 	for d, c := range snap.Caps {
 		if c.ResourceType != registry.TypePack {

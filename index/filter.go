@@ -361,6 +361,13 @@ func cacheKey(rc *registry.RuntimeContext) string {
 	return b.String()
 }
 
+// Descendants returns the docID range [lo, hi) of the capabilities under id (empty when
+// there are none).
+func (g *Generation) Descendants(id string) (lo, hi int) {
+	_, lo, hi = g.subtree(id)
+	return lo, hi
+}
+
 // subtree finds id (self, -1 when no capability has it) and the docID range [lo, hi) of
 // the ids under it. Snapshot ids are sorted, so the ids starting with id+"." are contiguous
 // and end before id+"/".

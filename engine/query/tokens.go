@@ -2,7 +2,6 @@ package query
 
 import (
 	"hash/maphash"
-	"strings"
 	"sync/atomic"
 	"unicode/utf8"
 
@@ -46,7 +45,7 @@ func scanTokens(sc *text.Scanner, toks []token, terms []string, s string, lex *L
 				}
 			} else {
 				t.word = sc.Folded()
-				t.key, t.stop = wordKey(sc, t.word)
+				t.key, t.stop = sc.Key()
 			}
 			toks = append(toks, t)
 		case text.KindJoined:
@@ -64,7 +63,7 @@ func scanTokens(sc *text.Scanner, toks []token, terms []string, s string, lex *L
 				if lex != nil {
 					t.first = lex.first[ch]
 					// text.AppendTerms: the unigram unless a particle, then the bigram
-					if !strings.Contains(cjkStopUnigrams, ch) {
+					if !text.IsParticle(ch) {
 						terms = append(terms, ch)
 					}
 					if i+n < len(run) {
@@ -81,25 +80,8 @@ func scanTokens(sc *text.Scanner, toks []token, terms []string, s string, lex *L
 	return toks, terms
 }
 
-// wordKey returns the key of the scanner's current word w, text.Stem(w), and whether it
-// is a stop word, text.IsStopWord(w).
-func wordKey(sc *text.Scanner, w string) (key string, stop bool) {
-	if len(w) <= maxMemoBytes {
-		return sc.Key() // both from one lookup in text's memo
-	}
-	return text.Stem(w), text.IsStopWord(w) // Key would copy the word
-}
-
-// maxMemoBytes is the length of the longest word index/text memoises: Scanner.Key
-// returns a copy of a longer word.
-const maxMemoBytes = 48
-
-// cjkStopUnigrams are the Chinese particles text.AppendTerms drops as unigrams. A
-// character is matched whole: UTF-8 never finds a character inside two others.
-const cjkStopUnigrams = "的了吗呢吧啊呀哦么"
-
 // wordInfo is what a scan of the lexicon needs of a folded word: its key and stop flag
-// (see wordKey) and the entries the key starts.
+// (see text.Scanner.Key) and the entries the key starts.
 type wordInfo struct {
 	word, key string
 	stop      bool
@@ -135,7 +117,7 @@ func (l *Lexicon) wordInfo(sc *text.Scanner) *wordInfo {
 	// The word is copied, not taken from the query: the cache would keep the query alive.
 	w := string(b)
 	in := &wordInfo{word: w}
-	in.key, in.stop = wordKey(sc, w)
+	in.key, in.stop = sc.Key() // from text's memo, or a copy of a long word
 	in.first = l.first[in.key]
 	if slot != nil {
 		slot.Store(in)

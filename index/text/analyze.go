@@ -37,6 +37,13 @@ var cjkStopUnigrams = map[string]struct{}{
 	"的": {}, "了": {}, "吗": {}, "呢": {}, "吧": {}, "啊": {}, "呀": {}, "哦": {}, "么": {},
 }
 
+// IsParticle reports whether the CJK character ch is one of the particles Analyze drops as
+// unigrams (的, 了, 吗 …; bigrams holding them are kept).
+func IsParticle(ch string) bool {
+	_, ok := cjkStopUnigrams[ch]
+	return ok
+}
+
 // Stem returns the English snowball stem of a folded word ("deleting" → "delet"). Words
 // that are not plain ASCII lower-case letters (non-ASCII, digits, upper case) and words of
 // one or two letters are returned unchanged.
