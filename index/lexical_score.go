@@ -6,17 +6,12 @@ import (
 )
 
 // lexAcc is the dense per-document accumulator of the lexical scorer: the partial score and
-// the bits of what matched, side by side, so that a posting touches one cache line.
+// the bits of what matched, side by side, so that a posting touches one cache line. Every
+// posting has a field bit, so a zero mask means a document not touched yet.
 type lexAcc struct {
 	score float32
-	mask  uint32 // field bits, maskConcept, lexTouched, lexCand
+	mask  uint32 // field bits and maskConcept
 }
-
-// Bits of lexAcc.mask beside the field bits (0..numFields-1) and maskConcept.
-const (
-	lexTouched = 1 << 31 // the document has a partial score and is in scratch.docs
-	lexCand    = 1 << 30 // the document is a candidate still being completed
-)
 
 // maxLexAcc bounds the accumulators a pooled scratch keeps (in documents).
 const maxLexAcc = 1 << 17
@@ -29,27 +24,33 @@ func (s *scratch) lexDense(n int) []lexAcc {
 	return s.lacc[:n]
 }
 
-// eliteMin is the least number of best partial scores the lexical scorer follows during
-// candidate completion to refresh its k-th score estimate (see scoreLexical).
-const eliteMin = 64
+// pruneSlack lowers the k-th score bound that phase 2 of scoreLexical compares a partial
+// score plus the remaining bounds with, so that the rounding of a long sum of small
+// contributions onto a large score (a few ulps, which boundSlack does not cover when the
+// remaining bounds are tiny) never drops a document of the answer. It costs nothing
+// measurable in pruning.
+const pruneSlack = 1 - 0x1p-16
 
 // scoreLexical scores the union of s.terms (lexical terms: impacts and field masks, every
 // contribution ≥ 0) into the best limit candidates, best first. It returns exactly what
 // exhaustive scoring would, and each score is the float32 sum of its terms' contributions
-// in the same order as scoreTerms adds them, so the two agree bit for bit.
+// in the order of s.order (strongest term first), so the result does not depend on where
+// pruning stopped.
 //
-// It is MaxScore in term-at-a-time form, as scoreTerms, specialised to lexical terms:
+// It is MaxScore in term-at-a-time form:
 //
 //   - Phase 1 adds the terms strongest first (by upper bound) into dense accumulators, until
-//     the bounds of the remaining terms sum to less than a lower bound of the k-th best final
-//     score (the k-th best partial score among the first documents touched): no document
-//     still unseen can enter the answer.
-//   - Phase 2 completes only the touched documents that can still reach the k-th score,
-//     walking a short list and galloping into a long one. As the remaining bounds shrink it
-//     drops the candidates that can no longer make it. The k-th score estimate is refreshed
-//     from an elite: the best partial scores when phase 2 starts, which are candidates and
-//     whose k-th partial score is a lower bound of the final k-th score. Following a few
-//     dozen documents instead of selecting over every candidate keeps the refresh cheap.
+//     the bounds of the remaining terms sum to less than kth, a lower bound of the k-th best
+//     final score (a lower bound of the k-th best partial score, read off a histogram of the
+//     partial scores): no document still unseen can enter the answer.
+//   - Phase 2 adds each remaining term only to the documents that can still reach kth: a
+//     document's partial score plus the remaining bounds is checked as its posting is met.
+//     One that fails once fails for good (its score stays, the bounds shrink), so it ends
+//     below kth and out of the answer, and every document that never fails ends with its
+//     exact score. Phase 2 lists are mostly short, where this costs less than keeping a
+//     list of candidates; a list much longer than the touched documents is instead probed
+//     by galloping from the candidates (see lexGallop).
+//   - The answer is taken from the touched documents scoring at least kth.
 func scoreLexical(s *scratch, bits []uint64, n, limit int) []cand {
 	terms := s.terms
 	// order terms by upper bound, strongest first: sort packed keys (the bits of a
@@ -73,194 +74,183 @@ func scoreLexical(s *scratch, bits []uint64, n, limit int) []cand {
 
 	acc := s.lexDense(n)
 	touched := s.docs[:0]
-	var kth, maxAcc float32
+	// kth is the bound, floor what a document's partial score plus the remaining bounds
+	// must reach; phase 1 ends below floor, so no untouched document passes in phase 2
+	var kth, floor, maxAcc float32
 	lastCheck := rem[0]
 	i := 0
-	for ; i < len(order) && rem[i] >= kth; i++ {
+	for ; i < len(order) && rem[i] >= floor; i++ {
 		touched, maxAcc = lexAccumulate(&terms[order[i]], bits, acc, touched, maxAcc)
-		// refresh the k-th partial score once the remaining bounds are small enough for it
-		// to matter, then each time they halve
+		// refresh the k-th partial score bound once the remaining bounds are small enough
+		// for it to matter, then each time they halve
 		if i+1 < len(order) && len(touched) >= limit && rem[i+1] < maxAcc && rem[i+1] <= 0.5*lastCheck {
-			kth = max(kth, s.lexKth(acc, touched[:min(len(touched), kthSample)], limit))
+			kth = max(kth, lexKthBound(acc, touched, limit, maxAcc))
+			floor = kth * pruneSlack
 			lastCheck = rem[i+1]
 		}
 	}
 	s.docs = touched
-	cands := touched
-	if i < len(order) {
-		cands = s.lexComplete(acc, i, kth, limit)
-	}
-	s.top.reset(limit)
-	for _, d := range cands {
-		if a := acc[d]; a.score > 0 {
-			s.top.push(cand{doc: d, score: a.score, mask: a.mask &^ (lexTouched | lexCand)})
+	cands := s.ids[:0]
+	listed := false // cands holds the touched documents that could still make it, sorted
+	for j := i; j < len(order); j++ {
+		t := &terms[order[j]]
+		if !listed && len(t.docs) > 2*len(touched) {
+			// a long list: gather the candidates once, with a fresh bound (no score
+			// exceeds maxAcc+rem[i] but for rounding)
+			kth = max(kth, lexKthBound(acc, touched, limit, maxAcc+rem[i]))
+			floor = kth * pruneSlack
+			for _, d := range touched {
+				if acc[d].score+rem[j] >= floor {
+					cands = append(cands, d)
+				}
+			}
+			slices.Sort(cands)
+			listed = true
+		}
+		if listed && len(t.docs) > 8*len(cands) {
+			cands = lexGallop(t, acc, cands, rem[j], floor)
+			continue
+		}
+		r, w, flag := rem[j], t.w, t.flag
+		imps, masks := t.imps[:len(t.docs)], t.masks[:len(t.docs)]
+		for p, d := range t.docs {
+			if a := &acc[d]; a.score+r >= floor {
+				a.score += w * imps[p]
+				a.mask |= flag | uint32(masks[p])
+			}
 		}
 	}
+	s.ids = cands
+	best := s.lexBest(acc, touched, kth, limit)
 	for _, d := range touched {
 		acc[d] = lexAcc{}
 	}
 	s.docs = touched[:0]
-	return s.top.best()
+	return best
+}
+
+// lexGallop adds t to the candidates (sorted) that can still make it, probing t's documents
+// by galloping, and returns the candidates left.
+func lexGallop(t *qterm, acc []lexAcc, cands []uint32, rem, floor float32) []uint32 {
+	pos, kept := 0, 0
+	for _, d := range cands {
+		a := &acc[d]
+		if a.score+rem < floor {
+			continue
+		}
+		cands[kept] = d
+		kept++
+		if pos = seek(t.docs, pos, d); pos < len(t.docs) && t.docs[pos] == d {
+			a.score += t.w * t.imps[pos]
+			a.mask |= t.flag | uint32(t.masks[pos])
+		}
+	}
+	return cands[:kept]
+}
+
+// lexBest returns the best limit of docs scoring at least kth (and more than 0), best first.
+func (s *scratch) lexBest(acc []lexAcc, docs []uint32, kth float32, limit int) []cand {
+	keys, top := appendLexKeys(s.keys64[:0], acc, docs, max(kth, math.SmallestNonzeroFloat32))
+	if len(keys) > 4*limit {
+		// a weak bound: sharpen it rather than sort many
+		if b := lexKthBound(acc, docs, limit, top); b > kth {
+			keys, _ = appendLexKeys(keys[:0], acc, docs, b)
+		}
+	}
+	slices.Sort(keys)
+	s.keys64 = keys
+	out := s.best[:0]
+	for _, k := range keys[:min(len(keys), limit)] {
+		d := uint32(k)
+		out = append(out, cand{doc: d, score: acc[d].score, mask: acc[d].mask})
+	}
+	s.best = out
+	return out
+}
+
+// appendLexKeys appends the sort keys of the docs scoring at least kth (score descending,
+// then docID ascending, as worse orders candidates) and returns them and the greatest score.
+func appendLexKeys(keys []uint64, acc []lexAcc, docs []uint32, kth float32) ([]uint64, float32) {
+	least := uint64(math.MaxUint64)
+	for _, d := range docs {
+		if sc := acc[d].score; sc >= kth {
+			k := uint64(^math.Float32bits(sc))<<32 | uint64(d)
+			keys = append(keys, k)
+			least = min(least, k)
+		}
+	}
+	return keys, math.Float32frombits(^uint32(least >> 32))
+}
+
+// The histogram of lexKthBound buckets scores by their float32 bits (which order like
+// non-negative values): histShift keeps 2^(23-histShift) buckets per octave, and
+// histBuckets of them span 8 octaves below the greatest score, where the k-th best lies
+// in practice (anything lower falls in the bottom bucket, whose bound is 0).
+const (
+	histShift   = 18
+	histBuckets = 256
+)
+
+// lexKthBound returns a lower bound of the k-th best partial score among docs, within a
+// bucket (about 3%) of it, or 0 when there are fewer than k. hi is about the greatest
+// score (greater scores count in the top bucket). It counts the scores in buckets and
+// returns the lower edge of the bucket holding the k-th: one cheap pass, where selecting
+// the k-th exactly costs a heap or quickselect.
+func lexKthBound(acc []lexAcc, docs []uint32, k int, hi float32) float32 {
+	if len(docs) < k || k <= 0 {
+		return 0
+	}
+	var counts [histBuckets]uint32
+	base := max(int64(math.Float32bits(hi))+1-histBuckets<<histShift, 0)
+	for _, d := range docs {
+		b := max(int64(math.Float32bits(acc[d].score))-base, 0)
+		counts[uint8(min(b>>histShift, histBuckets-1))]++
+	}
+	seen := uint32(0)
+	for b := histBuckets - 1; b > 0; b-- {
+		if seen += counts[b]; seen >= uint32(k) {
+			return math.Float32frombits(uint32(base + int64(b)<<histShift))
+		}
+	}
+	return 0
 }
 
 // lexAccumulate adds one term's posting list to the accumulators, appending the documents
 // it touches first to touched, and returns touched and the greatest partial score so far.
 func lexAccumulate(t *qterm, bits []uint64, acc []lexAcc, touched []uint32, maxAcc float32) ([]uint32, float32) {
-	w, flag := t.w, t.flag|lexTouched
+	w, flag := t.w, t.flag
 	imps, masks := t.imps[:len(t.docs)], t.masks[:len(t.docs)]
+	n := len(touched)
+	buf := slices.Grow(touched, len(t.docs))[:n+len(t.docs)]
 	if bits == nil {
 		for p, d := range t.docs {
-			a := &acc[d]
-			if a.mask == 0 {
-				touched = append(touched, d)
-			}
-			sc := a.score + w*imps[p]
-			a.score = sc
-			a.mask |= flag | uint32(masks[p])
-			maxAcc = max(maxAcc, sc)
+			n, maxAcc = lexAdd(acc, buf, n, d, w*imps[p], flag|uint32(masks[p]), maxAcc)
 		}
-		return touched, maxAcc
+		return buf[:n], maxAcc
 	}
 	for p, d := range t.docs {
-		if bits[d>>6]&(1<<(d&63)) == 0 {
-			continue
+		if bits[d>>6]&(1<<(d&63)) != 0 {
+			n, maxAcc = lexAdd(acc, buf, n, d, w*imps[p], flag|uint32(masks[p]), maxAcc)
 		}
-		a := &acc[d]
-		if a.mask == 0 {
-			touched = append(touched, d)
-		}
-		sc := a.score + w*imps[p]
-		a.score = sc
-		a.mask |= flag | uint32(masks[p])
-		maxAcc = max(maxAcc, sc)
 	}
-	return touched, maxAcc
+	return buf[:n], maxAcc
 }
 
-// lexKth returns the k-th best partial score among docs (0 when there are fewer than k).
-func (s *scratch) lexKth(acc []lexAcc, docs []uint32, k int) float32 {
-	if len(docs) < k || k <= 0 {
-		return 0
+// lexAdd adds one posting's contribution c and mask bits m to document d, which it appends
+// to touched[:n] when new, and returns n and the greatest partial score. The document is
+// written whether new or not, and kept by advancing n: a store where a branch on newness
+// would often be mispredicted.
+func lexAdd(acc []lexAcc, touched []uint32, n int, d uint32, c float32, m uint32, maxAcc float32) (int, float32) {
+	a := &acc[d]
+	touched[n] = d
+	if a.mask == 0 {
+		n++
 	}
-	v := s.vals[:0]
-	for _, d := range docs {
-		v = append(v, acc[d].score)
+	sc := a.score + c
+	a.score = sc
+	a.mask |= m
+	if sc > maxAcc {
+		maxAcc = sc
 	}
-	s.vals = v
-	var kth float32
-	s.heap, kth = kthLargest(s.heap, v, k)
-	return kth
-}
-
-// lexComplete adds the terms from s.order[i:] to the touched documents that can still reach
-// kth, and returns those candidates.
-func (s *scratch) lexComplete(acc []lexAcc, i int, kth float32, limit int) []uint32 {
-	terms, order, rem := s.terms, s.order, s.cum
-	floor := kth - rem[i]
-	cands, vals := s.ids[:0], s.vals[:0]
-	for _, d := range s.docs {
-		if sc := acc[d].score; sc >= floor {
-			cands = append(cands, d)
-			vals = append(vals, sc)
-			acc[d].mask |= lexCand
-		}
-	}
-	s.vals = vals
-	// the elite: the best m candidates by partial score (all of them when there are few)
-	elite := append(s.elite[:0], cands...)
-	if m := max(eliteMin, 2*limit); len(cands) > 2*m {
-		var cut float32
-		s.heap, cut = kthLargest(s.heap, vals, m)
-		elite = elite[:0]
-		for k, sc := range vals {
-			if sc >= cut && len(elite) < m {
-				elite = append(elite, cands[k])
-			}
-		}
-	}
-	s.elite = elite
-	sorted := false
-	lastCheck := rem[i]
-	for j := i; j < len(order) && len(cands) > 0; j++ {
-		if rem[j] <= 0.5*lastCheck && len(cands) > limit {
-			// drop the candidates that can no longer make it
-			kth = max(kth, s.lexKth(acc, elite, limit))
-			lastCheck = rem[j]
-			w := 0
-			for _, d := range cands {
-				if acc[d].score+rem[j] >= kth {
-					cands[w] = d
-					w++
-				} else {
-					acc[d].mask &^= lexCand
-				}
-			}
-			cands = cands[:w]
-		}
-		t := &terms[order[j]]
-		if len(t.docs) <= 8*len(cands) {
-			for p, d := range t.docs {
-				if a := &acc[d]; a.mask&lexCand != 0 {
-					a.score += t.w * t.imps[p]
-					a.mask |= t.flag | uint32(t.masks[p])
-				}
-			}
-			continue
-		}
-		if !sorted {
-			slices.Sort(cands)
-			sorted = true
-		}
-		pos := 0
-		for _, d := range cands {
-			pos = seek(t.docs, pos, d)
-			if pos == len(t.docs) {
-				break
-			}
-			if t.docs[pos] == d {
-				a := &acc[d]
-				a.score += t.w * t.imps[pos]
-				a.mask |= t.flag | uint32(t.masks[pos])
-			}
-		}
-	}
-	s.ids = cands
-	return cands
-}
-
-// kthLargest returns the k-th largest of v (1 ≤ k ≤ len(v)), keeping the k largest seen so
-// far in a min-heap held in h's buffer. Most values lose to the heap's root at once, so it
-// costs about one comparison per value, whatever the ties.
-func kthLargest(h []float32, v []float32, k int) ([]float32, float32) {
-	h = append(h[:0], v[:k]...)
-	for i := k/2 - 1; i >= 0; i-- {
-		siftDown32(h, i)
-	}
-	for _, x := range v[k:] {
-		if x > h[0] {
-			h[0] = x
-			siftDown32(h, 0)
-		}
-	}
-	return h, h[0]
-}
-
-// siftDown32 restores the min-heap order of h below i.
-func siftDown32(h []float32, i int) {
-	n := len(h)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		m := l
-		if r := l + 1; r < n && h[r] < h[l] {
-			m = r
-		}
-		if h[m] >= h[i] {
-			return
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
+	return n, maxAcc
 }

@@ -277,14 +277,20 @@ func TestMaxScoreIsExact(t *testing.T) {
 		}
 		for _, qt := range queries {
 			q := &Query{Text: qt}
-			for _, limit := range []int{1, 5, 20} {
-				hits := retrieve(t, g, Lexical, q, limit)
-				if allow != nil {
-					var err error
-					hits, err = g.Retrieve(context.Background(), Lexical, q, allow, limit)
-					if err != nil {
-						t.Fatal(err)
-					}
+			// every answer is a prefix, bit for bit, of the answer for the whole catalogue
+			all, err := g.Retrieve(context.Background(), Lexical, q, allow, len(caps)+1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, limit := range []int{1, 5, 20, 50} {
+				hits, err := g.Retrieve(context.Background(), Lexical, q, allow, limit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := all[:min(limit, len(all))]; !slices.EqualFunc(hits, want, func(a, b Hit) bool {
+					return a.Doc == b.Doc && a.Score == b.Score && slices.Equal(a.Matched, b.Matched)
+				}) {
+					t.Fatalf("%s %q limit %d: %v, unpruned %v", a.name, qt, limit, hits, want)
 				}
 				ref := exhaustiveLexical(g, q)
 				var refList []cand

@@ -18,13 +18,15 @@ import (
 type semIndex struct {
 	sparse embed.SparseEmbedder
 
-	// sparse (semantic_sparse.go): feature → list id through ftab (a rank bitset, when the
-	// dimension is small enough) or fmap; list → postings post[start:start+df], each
-	// doc<<8 | uint8(q) for a value q × the list's scale. The lists of more than commonDF
+	// sparse (semantic_sparse.go): feature → feature id through ftab (a rank bitset, when
+	// the dimension is small enough) or fmap; feature id → its list and scale (feats); list →
+	// postings post[start:start+df], each doc<<8 | uint8(q) for a value q × the feature's
+	// scale. Features with identical postings share a list. The lists of more than commonDF
 	// documents are also held per document: forward postings fwd[fwdOff[doc]:fwdOff[doc+1]],
 	// two-byte records of common id (semList.cid - 1) and q (see appendForward).
 	ftab     []rankWord
 	fmap     map[uint32]uint32
+	feats    []semFeat
 	lists    []semList
 	post     []uint32
 	commonDF uint32

@@ -4,16 +4,20 @@ import (
 	"cmp"
 	"context"
 	"math"
+	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/capdex/capdex/index/testcat"
+	"github.com/capdex/capdex/registry"
 )
 
 // exhaustiveSparse scores every allowed document by walking the lists of the query's
-// features: the reference of semanticSparse. When the query's common lists hold more than
+// features (one term per list, as the retriever merges them): the reference of
+// semanticSparse. When the query's common lists hold more than
 // cost postings, only the rareTerms strongest of its rarer features count, as in
 // semanticSparse. It returns the scores by document, whether that was the case and whether
 // rarer features were left out.
@@ -24,14 +28,25 @@ func exhaustiveSparse(g *Generation, text string, allow *roaring.Bitmap, cost, r
 		sl *semList
 		w  float32
 	}
-	var terms, rare []term
-	common := 0
+	// one term per list, the weights of the features sharing it summed
+	byList := map[uint32]int{}
+	var all []term
 	for i, f := range v.Idx {
-		l, ok := x.sparseList(f)
+		id, ok := x.feature(f)
 		if !ok {
 			continue
 		}
-		t := term{&x.lists[l], v.Val[i] * x.lists[l].scale}
+		fe := x.feats[id]
+		if j, ok := byList[fe.list]; ok {
+			all[j].w += v.Val[i] * fe.scale
+			continue
+		}
+		byList[fe.list] = len(all)
+		all = append(all, term{&x.lists[fe.list], v.Val[i] * fe.scale})
+	}
+	var terms, rare []term
+	common := 0
+	for _, t := range all {
 		if t.sl.cid == 0 {
 			rare = append(rare, t)
 			continue
@@ -57,6 +72,8 @@ func exhaustiveSparse(g *Generation, text string, allow *roaring.Bitmap, cost, r
 	}
 	return scores, forward, pruned
 }
+
+func abs32(v float32) float32 { return math.Float32frombits(math.Float32bits(v) &^ (1 << 31)) }
 
 // topOf ranks scores as semanticSparse does: positive scores, best first, ties by doc.
 func topOf(scores map[uint32]float64, limit int) []uint32 {
@@ -92,6 +109,12 @@ func TestSemanticSparseExhaustive(t *testing.T) {
 		queries = append(queries, c.Title, "I need to "+strings.ToLower(c.Title)+" now")
 		// long queries of several sentences take the forward postings
 		queries = append(queries, c.Summary+" "+caps[(i+31)%len(caps)].Summary+" "+caps[(i+67)%len(caps)].Title)
+		// and longer ones have more rarer features than are walked
+		var long strings.Builder
+		for j := range 8 {
+			long.WriteString(caps[(i+j*131)%len(caps)].Summary + " ")
+		}
+		queries = append(queries, long.String())
 	}
 	half := roaring.New()
 	for d := range uint32(g.Len()) {
@@ -160,5 +183,71 @@ func equalRanking(got, want []uint32, scores map[uint32]float64) bool {
 func TestSemanticIdf(t *testing.T) {
 	if a, b := semIdf(1000, 1), semIdf(1000, 500); a <= b || b <= 0 {
 		t.Fatalf("idf(df=1) %v, idf(df=500) %v", a, b)
+	}
+}
+
+// BenchmarkSemanticSparse times the sparse semantic retriever at the engine's limit (50)
+// on the seal_tools and hammerbench_zh queries and on the titles of a generated catalogue
+// of 10,000 (the sets of the engine's BenchmarkStages).
+func BenchmarkSemanticSparse(b *testing.B) {
+	const limit = 50
+	for _, set := range []string{"seal_tools", "hammerbench_zh", "catalog=10k"} {
+		b.Run("set="+set, func(b *testing.B) {
+			var g *Generation
+			var qs []Query
+			if set == "catalog=10k" {
+				g = benchGeneration(b, 10_000)
+				for i, c := range g.Snapshot().Caps {
+					if c.ResourceType == registry.TypeAction && i%7 == 0 {
+						qs = append(qs, Query{Text: c.Title})
+					}
+				}
+			} else {
+				s := loadEvalSet(b, evalDir(), set)
+				if s == nil {
+					b.Skipf("evaluation set %s not found (set CAPDEX_EVAL_DIR)", set)
+				}
+				g = s.g
+				for _, q := range s.queries {
+					qs = append(qs, Query{Text: q.Query})
+				}
+			}
+			ctx := context.Background()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			b.ReportAllocs()
+			cpu := threadCPU()
+			i := 0
+			for b.Loop() {
+				if _, err := g.Retrieve(ctx, Semantic, &qs[i%len(qs)], nil, limit); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+			b.ReportMetric(float64(threadCPU()-cpu)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
+
+// TestKthLargest checks the radix select against sorting, on spans from one value to the
+// whole int32 range.
+func TestKthLargest(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for trial := range 2000 {
+		n := 1 + r.IntN(600)
+		span := int64(1) << r.IntN(33)
+		v := make([]int32, n)
+		for i := range v {
+			v[i] = int32(int64(math.MinInt32) + r.Int64N(span)) // lowest values first
+			if trial%2 == 1 {
+				v[i] = int32(r.Int64N(span) - span/2)
+			}
+		}
+		sorted := slices.Clone(v)
+		slices.Sort(sorted)
+		k := r.IntN(n)
+		if got, want := kthLargest(v, k), sorted[n-1-k]; got != want {
+			t.Fatalf("n=%d span=%d k=%d: got %d, want %d", n, span, k, got, want)
+		}
 	}
 }

@@ -76,11 +76,6 @@ func has(bits []uint64, d uint32) bool {
 	return bits == nil || bits[d>>6]&(1<<(d&63)) != 0
 }
 
-// kthSample is how many of the first touched documents estimate the k-th partial score
-// during the first phase: any subset gives a lower bound, and the documents of the
-// strongest lists come first.
-const kthSample = 512
-
 // selectKth returns the element that would be at index k if v were sorted descending
 // (quickselect; v is reordered).
 func selectKth(v []float32, k int) float32 {

@@ -111,16 +111,14 @@ type scratch struct {
 	docs     []uint32  // touched docs
 	keys     []metaKey
 	ids      []uint32
-	tids     []uint32 // term ids of a query
-	bits     []uint64 // dense allow bitset
-	allowBuf []uint32 // values of the allow bitmap being read (allowBits)
-	order    []int32  // terms by upper bound
-	keys64   []uint64 // sort keys of order
-	vals     []float32
+	tids     []uint32  // term ids of a query
+	bits     []uint64  // dense allow bitset
+	allowBuf []uint32  // values of the allow bitmap being read (allowBits)
+	order    []int32   // terms by upper bound
+	keys64   []uint64  // sort keys of order, then of the lexical answer
 	lw       []float32 // semantic: per-list query weight of the common features, zero between uses
 	lacc     []lexAcc  // lexical: dense per-doc accumulators, zero between uses
-	elite    []uint32  // lexical: the best candidates when completion starts
-	heap     []float32 // lexical: the k best scores while estimating the k-th
+	best     []cand    // lexical: the answer
 	concepts []int32   // lexical: concept ids of a query
 }
 
