@@ -1,12 +1,10 @@
 package query
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -93,33 +91,15 @@ func syntheticSnapshot(tb testing.TB, n int) *registry.Snapshot {
 // BenchmarkNormalizeEval normalises the queries of each evaluation set (../shared/eval, or
 // CAPDEX_EVAL_DIR) in turn, with the set's registry: ns/op is the mean cost of one query.
 func BenchmarkNormalizeEval(b *testing.B) {
-	dir := cmp.Or(os.Getenv("CAPDEX_EVAL_DIR"), "../../../shared/eval")
-	sets, _ := filepath.Glob(filepath.Join(dir, "*", "queries.jsonl"))
-	for _, qpath := range sets {
-		set := filepath.Dir(qpath)
-		tools, err := os.Open(filepath.Join(set, "tools.jsonl"))
-		if err != nil {
-			continue
-		}
-		caps, err := registry.ImportWith(tools, registry.ImportOptions{Format: "jsonl", Pack: "tools", Provider: "eval",
-			ACL: registry.ACL{Discover: []string{"*"}, Describe: []string{"*"}}})
-		tools.Close()
-		if err != nil {
-			b.Fatalf("%s: %v", set, err)
-		}
-		snap, err := registry.NewSnapshot(1, caps)
-		if err != nil {
-			b.Fatalf("%s: %v", set, err)
-		}
-		lex, qs := NewLexicon(snap), jsonlQueries(b, qpath)
-		b.Run("set="+filepath.Base(set), func(b *testing.B) {
+	for _, set := range evalSets(b) {
+		b.Run("set="+set.name, func(b *testing.B) {
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
-				if _, err := (Rules{}).Normalize(context.Background(), qs[i], lex); err != nil {
+				if _, err := (Rules{}).Normalize(context.Background(), set.queries[i], set.lex); err != nil {
 					b.Fatal(err)
 				}
-				if i++; i == len(qs) {
+				if i++; i == len(set.queries) {
 					i = 0
 				}
 			}

@@ -8,7 +8,9 @@ import (
 )
 
 // FuzzNormalize checks that the rules never panic, answer ErrEmptyQuery or a well-formed
-// parse, and that the planner accepts every parse. Seeds: testdata/fuzz/FuzzNormalize.
+// parse, that the planner accepts every parse, and that the phrase key and signal terms
+// the rules derive from their scan are those of the parse's fields (checkDerived). Seeds:
+// testdata/fuzz/FuzzNormalize.
 func FuzzNormalize(f *testing.F) {
 	for _, s := range []string{"先检查原因，不要直接更新", "don't update it yet", "maintenance.codex.diagnose@3", "Codex 维护相关能力有哪些？", ""} {
 		f.Add(s)
@@ -43,7 +45,7 @@ func FuzzNormalize(f *testing.F) {
 		if len(Plan(p, nil)) == 0 {
 			t.Fatal("empty plan")
 		}
-		_ = p.SignalTerms()
+		checkDerived(t, lex, s)
 	})
 }
 

@@ -22,17 +22,22 @@ const (
 	kCue                     // a cue word of the rules; value = cue name
 )
 
-// entry is one surface form.
+// entry is one surface form. The fields a scan reads come first.
 type entry struct {
-	toks   []string
-	kind   kind
-	value  string
-	values []string
+	kind kind
 	// member marks an entity named through a member of its concept ("docker" names the
 	// entity "container"): where the same words also name an entity as such, that one wins
 	member bool
+	// verb marks a concept that is a verb of the lexicon (Lexicon.verbs): what the user
+	// wants done, unless the rules find otherwise
+	verb bool
 	// cue is the bit of value for a cue (kind kCue), 0 for other kinds
-	cue cueSet
+	cue   cueSet
+	toks  []string
+	value string
+	// tilde is "~" + value for a concept, the name Parsed.SignalTerms gives it
+	tilde  string
+	values []string
 }
 
 // packKey is one scope key of a pack: the pack's index and the key's weight (2 for words
@@ -54,9 +59,19 @@ type Lexicon struct {
 	generation uint64
 	ncaps      int
 
-	first   map[string][]int32 // first token key → entries
+	// The entries as the builder adds them: first maps a first token key to their
+	// indices. NewLexicon extends copies of the base lexicon's and drops its own once frozen.
+	first   map[string][]int32
 	entries []entry
-	words   *wordCache // what the scans found of the words of queries
+	// all holds the entries as scans read them, and byKey maps a key to those it
+	// starts (see freeze). nums numbers the keys of the entries' later tokens (from 1);
+	// tail[tailAt[i]:tailAt[i+1]] are the numbers of all[i]'s tokens but the first.
+	all    []entry
+	tail   []int32
+	tailAt []int32
+	byKey  map[string]entryRange
+	nums   map[string]int32
+	words  *wordTable // what the scans found of the words of queries
 
 	// intentVals maps a concept name (or a registry intent value without a concept) to
 	// the registry intent values it stands for.
@@ -80,7 +95,7 @@ var defaultLexicon = sync.OnceValue(func() *Lexicon { return NewLexicon(nil) })
 var baseLexicon = sync.OnceValue(func() *Lexicon {
 	l := &Lexicon{
 		first:      make(map[string][]int32),
-		words:      newWordCache(),
+		words:      newWordTable(),
 		intentVals: make(map[string][]string),
 		verbs:      make(map[string]bool, len(verbConcepts)),
 		reads:      make(map[string]bool, len(readConcepts)),
@@ -105,8 +120,44 @@ var baseLexicon = sync.OnceValue(func() *Lexicon {
 			b.add(m, kConcept, name, nil)
 		}
 	}
+	l.freeze()
 	return l
 })
+
+// freeze lays the entries out for scans: those a key starts side by side in one array, in
+// the order they were added, each told whether it is a verb of this lexicon. A scan then
+// reads a word's entries from consecutive memory, with no index or map between, and
+// compares the words that follow with an entry's other tokens by number (tail), reading
+// the entry only when they all agree: a word may start hundreds of aliases ("修复 …",
+// "check …").
+func (l *Lexicon) freeze() {
+	l.all = make([]entry, 0, len(l.entries))
+	l.tailAt = make([]int32, 0, len(l.entries)+1)
+	l.byKey = make(map[string]entryRange, len(l.first))
+	l.nums = make(map[string]int32)
+	for key, list := range l.first {
+		r := entryRange{lo: int32(len(l.all)), n: int32(len(list))}
+		for _, i := range list {
+			e := l.entries[i]
+			e.verb = e.kind == kConcept && l.verbs[e.value]
+			l.all = append(l.all, e)
+			l.tailAt = append(l.tailAt, int32(len(l.tail)))
+			for _, k := range e.toks[1:] {
+				n := l.nums[k]
+				if n == 0 {
+					n = int32(len(l.nums) + 1)
+					l.nums[k] = n
+				}
+				l.tail = append(l.tail, n)
+			}
+		}
+		l.byKey[key] = r
+	}
+	l.tailAt = append(l.tailAt, int32(len(l.tail)))
+}
+
+// entryRange is a run of a lexicon's entries: all[lo : lo+n].
+type entryRange struct{ lo, n int32 }
 
 // builder adds entries to a lexicon once each.
 type builder struct {
@@ -130,8 +181,11 @@ func (b *builder) add(surface string, k kind, value string, values []string) boo
 	list := l.first[ks[0]]
 	l.first[ks[0]] = append(list[:len(list):len(list)], int32(len(l.entries)))
 	e := entry{toks: ks, kind: k, value: value, values: values}
-	if k == kCue {
+	switch k {
+	case kCue:
 		e.cue = cueBits[value]
+	case kConcept:
+		e.tilde = "~" + value
 	}
 	l.entries = append(l.entries, e)
 	return true
@@ -150,7 +204,7 @@ func NewLexicon(snap *registry.Snapshot) *Lexicon {
 		generation: snap.Generation,
 		ncaps:      len(snap.Caps),
 		first:      maps.Clone(base.first),
-		words:      newWordCache(),
+		words:      newWordTable(),
 		entries:    slices.Clip(base.entries),
 		intentVals: make(map[string][]string),
 		verbs:      maps.Clone(base.verbs),
@@ -221,6 +275,8 @@ func NewLexicon(snap *registry.Snapshot) *Lexicon {
 			l.addPack(c)
 		}
 	}
+	l.freeze()
+	l.first, l.entries = nil, nil
 	return l
 }
 
@@ -424,30 +480,34 @@ type match struct {
 	i, j int
 }
 
-// scan finds every entry in toks, which a scan with l gave (scanTokens: each token holds
-// the entries its key starts). Concept members are matched longest first, left to right,
-// without overlap (as index/text does); other entries are all reported, overlapping freely.
+// follows reports whether toks[1:] are the tokens numbered tail, each joinable to the one
+// before.
+func follows(s string, toks []token, tail []int32) bool {
+	for k, n := range tail {
+		if toks[k+1].num != n || !joinable(s, &toks[k], &toks[k+1]) {
+			return false
+		}
+	}
+	return true
+}
+
+// scan finds every entry in toks, which a scan with l gave (analysis.scanText: each token
+// holds the entries its key starts). Concept members are matched longest first, left to
+// right, without overlap (as index/text does); other entries are all reported, overlapping
+// freely.
 func (l *Lexicon) scan(s string, toks []token, dst []match) []match {
 	conceptEnd := 0
 	for i := range toks {
 		var bestConcept *entry
 		bestLen := 0
-		for _, ei := range toks[i].first {
-			e := &l.entries[ei]
-			n := len(e.toks)
-			if i+n > len(toks) {
+		r := toks[i].first
+		for k := r.lo; k < r.lo+r.n; k++ {
+			tail := l.tail[l.tailAt[k]:l.tailAt[k+1]]
+			n := 1 + len(tail)
+			if i+n > len(toks) || !follows(s, toks[i:i+n], tail) {
 				continue
 			}
-			ok := true
-			for k := 1; k < n; k++ {
-				if toks[i+k].key != e.toks[k] || !joinable(s, &toks[i+k-1], &toks[i+k]) {
-					ok = false
-					break
-				}
-			}
-			if !ok {
-				continue
-			}
+			e := &l.all[k]
 			if e.kind == kConcept {
 				if i >= conceptEnd && n > bestLen {
 					bestConcept, bestLen = e, n

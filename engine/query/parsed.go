@@ -59,6 +59,20 @@ type Parsed struct {
 	// Notes record what the normaliser did not do as asked (for example
 	// "llm fallback: timeout", "truncated to 4096 bytes").
 	Notes []string `json:"notes,omitempty"`
+
+	// derived holds what the ranking takes from Text, Terms and Concepts (PhraseKey,
+	// SignalTerms) when the rules computed it in the scan that gave them.
+	derived derived
+}
+
+// derived is what the rules derive for the ranking from a parse's Text, Terms and
+// Concepts. It holds for a parse as long as those are the values it was derived from: a
+// normaliser may replace them.
+type derived struct {
+	text            string
+	terms, concepts []string
+	phrase          string   // rank.PhraseKey(text)
+	signal          []string // SignalTerms of terms and concepts
 }
 
 // Normalizer turns a search text into a Parsed query. Implementations must be safe for
@@ -67,10 +81,22 @@ type Normalizer interface {
 	Normalize(ctx context.Context, text string, lex *Lexicon) (*Parsed, error)
 }
 
+// PhraseKey returns rank.PhraseKey(p.Text) as the rules computed it while scanning the
+// text, and false when p holds none (a parse another normaliser built, or whose Text was
+// replaced since).
+func (p *Parsed) PhraseKey() (string, bool) {
+	d := &p.derived
+	return d.phrase, d.phrase != "" && d.text == p.Text
+}
+
 // SignalTerms returns the sorted, unique terms rank compares with when_to_use and
 // when_not_to_use entries: the analysed Terms plus "~"-prefixed concept names. It matches
-// FieldTerms, which the engine passes to rank.NewTermCache.
+// FieldTerms, which the engine passes to rank.NewTermCache. For a parse of the rules it
+// is computed once, from their scan, and shared: the caller must not modify it.
 func (p *Parsed) SignalTerms() []string {
+	if d := &p.derived; d.phrase != "" && same(d.terms, p.Terms) && same(d.concepts, p.Concepts) {
+		return d.signal
+	}
 	out := make([]string, 0, len(p.Terms)+len(p.Concepts))
 	out = append(out, p.Terms...)
 	for _, c := range p.Concepts {
@@ -88,6 +114,11 @@ func FieldTerms(s string) []string {
 		out = append(out, "~"+c)
 	}
 	return out
+}
+
+// same reports whether a and b are the same list (one array, one length).
+func same(a, b []string) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // addUnique appends v to list unless it is empty or present.

@@ -99,7 +99,7 @@ var planFiller = []string{
 func hasResidual(s string) bool {
 	toks := tokenize(nil, s)
 	for _, t := range toks {
-		if !t.cjk && inIDRun(s, t.start, t.end) {
+		if !t.cjk && inIDRun(s, int(t.start), int(t.end)) {
 			continue
 		}
 		if !t.cjk && (text.IsStopWord(t.word) || len(t.word) < 2) {

@@ -40,12 +40,14 @@ func (Rules) Normalize(_ context.Context, s string, lex *Lexicon) (*Parsed, erro
 
 // analysis holds the per-query state of the rules.
 type analysis struct {
-	s     string
-	lex   *Lexicon
-	sc    text.Scanner
-	toks  []token
-	terms []string // text.Analyze(s), from the scan that gave toks
-	ms    []match
+	s       string
+	lex     *Lexicon
+	sc      text.Scanner
+	toks    []token
+	terms   []string // text.Analyze(s), from the scan that gave toks
+	termPre []uint64 // prefix8 of each term
+	phrase  []byte   // rank.PhraseKey(s), from the same scan
+	ms      []match
 	// cueMask holds the cues of the matches: a cue it lacks is nowhere in the text.
 	cueMask cueSet
 	clause  []int // clause number per token
@@ -61,9 +63,14 @@ type analysis struct {
 	// the user wants done; set by run once the forbidden verbs are known.
 	want []bool
 	// buffers of run: flags per token, and lists copied into the parse once complete
-	// (collecting them here saves the parse's lists growing step by step)
+	// (collecting them here saves the parse's lists growing step by step); tildes are the
+	// "~"-prefixed concepts, in the order of concepts
 	quiet, verbSpan, skip                        []bool
 	verbs, concepts, entities, symptoms, intents []string
+	forbidden, negVerbs, constraints, ids        []string
+	tildes                                       []string
+	sortKeys                                     []uint64
+	idBuf                                        []byte
 }
 
 // analysisPool recycles the per-query buffers of the rules (nothing of an analysis
@@ -73,7 +80,7 @@ var analysisPool = sync.Pool{New: func() any { return new(analysis) }}
 func newAnalysis(s string, lex *Lexicon) *analysis {
 	a := analysisPool.Get().(*analysis)
 	a.s, a.lex = s, lex
-	a.toks, a.terms = scanTokens(&a.sc, a.toks[:0], a.terms[:0], s, lex)
+	a.scanText()
 	a.ms = lex.scan(s, a.toks, a.ms[:0])
 	n := len(a.toks)
 	a.clause = resize(a.clause, n)
@@ -132,6 +139,11 @@ func (a *analysis) release() {
 	clear(a.entities)
 	clear(a.symptoms)
 	clear(a.intents)
+	clear(a.forbidden)
+	clear(a.negVerbs)
+	clear(a.constraints)
+	clear(a.ids)
+	clear(a.tildes)
 	a.s, a.lex = "", nil
 	analysisPool.Put(a)
 }
@@ -198,7 +210,7 @@ func (a *analysis) verbAt(i int) *match {
 	if i < 0 || i >= len(a.toks) {
 		return nil
 	}
-	if c := a.concept[i]; c != nil && a.lex.verbs[c.e.value] {
+	if c := a.concept[i]; c != nil && c.e.verb {
 		return c
 	}
 	for k := a.startAt[i]; k < len(a.ms) && a.ms[k].i == i; k++ {
@@ -294,7 +306,7 @@ func (a *analysis) negated() []string {
 	if a.cueMask&negCues == 0 {
 		return nil
 	}
-	var out []string
+	out := a.negVerbs[:0]
 	for k := range a.ms {
 		m := &a.ms[k]
 		if m.e.cue&negCues == 0 || !a.negationValid(m) {
@@ -341,6 +353,7 @@ func (a *analysis) negated() []string {
 			p = next
 		}
 	}
+	a.negVerbs = out
 	return out
 }
 
@@ -442,26 +455,25 @@ func (a *analysis) quietSpans() []bool {
 func (a *analysis) run(p *Parsed) {
 	lex := a.lex
 	p.Lang = lang(a.toks)
-	p.Terms = cloneList(a.terms)
 
 	// Forbidden verbs first: intents exclude them.
 	forbidConcepts := a.negated()
-	var forbidden []string
+	forbidden := a.forbidden[:0]
 	for _, c := range forbidConcepts {
 		forbidden = addUnique(forbidden, c)
 		forbidden = addUnique(forbidden, relatives[c]...)
 	}
-	for _, c := range slices.Clone(forbidden) {
-		forbidden = addUnique(forbidden, lex.intentVals[c]...)
+	for i, n := 0, len(forbidden); i < n; i++ {
+		forbidden = addUnique(forbidden, lex.intentVals[forbidden[i]]...)
 	}
-	p.Forbidden = forbidden
+	a.forbidden = forbidden
 
 	// Concepts, intents, entities, symptoms. A verb inside a constraint cue ("dry run"),
 	// a symptom or alias ("active version mismatch") or the outcome is not an intent.
 	quiet := a.quietSpans()
 	a.want = resize(a.want, len(a.ms))
 	for k := range a.ms {
-		if m := &a.ms[k]; m.e.kind == kIntent || m.e.kind == kConcept && lex.verbs[m.e.value] {
+		if m := &a.ms[k]; m.e.kind == kIntent || m.e.verb {
 			a.want[k] = !slices.Contains(forbidden, m.e.value) && !quiet[m.i] && !a.isEvent(m) && !a.isNoun(m)
 		}
 	}
@@ -478,12 +490,15 @@ func (a *analysis) run(p *Parsed) {
 			}
 		}
 	}
-	concepts, entities, symptoms := a.concepts[:0], a.entities[:0], a.symptoms[:0]
+	concepts, tildes, entities, symptoms := a.concepts[:0], a.tildes[:0], a.entities[:0], a.symptoms[:0]
 	for k := range a.ms {
 		m := &a.ms[k]
 		switch m.e.kind {
 		case kConcept:
-			concepts = addUnique(concepts, m.e.value)
+			if !slices.Contains(concepts, m.e.value) {
+				concepts = append(concepts, m.e.value)
+				tildes = append(tildes, m.e.tilde)
+			}
 			if a.want[k] {
 				verbs = addUnique(verbs, m.e.value)
 			}
@@ -501,10 +516,10 @@ func (a *analysis) run(p *Parsed) {
 			symptoms = addUnique(symptoms, m.e.values...)
 		}
 	}
-	p.Concepts, p.Entities, p.Symptoms = cloneList(concepts), cloneList(entities), cloneList(symptoms)
-	a.concepts, a.entities, a.symptoms = concepts, entities, symptoms
+	a.concepts, a.tildes, a.entities, a.symptoms = concepts, tildes, entities, symptoms
 
 	// Constraints.
+	constraints := a.constraints[:0]
 	readFirst := a.has(csReadFirst)
 	for x := range a.cues(csXian) { // 先 + a read verb
 		if v := a.verbAt(a.skipFiller(x.j, a.clause[x.i])); v != nil && lex.IsRead(v.e.value) {
@@ -521,7 +536,7 @@ func (a *analysis) run(p *Parsed) {
 		}
 	}
 	if readFirst {
-		p.Constraints = addUnique(p.Constraints, "read_first")
+		constraints = append(constraints, "read_first")
 	}
 	if readFirst || a.has(csWhy) || a.has(csSuspect) {
 		// Asking why, or describing a state that seems wrong, asks for a diagnosis.
@@ -534,14 +549,15 @@ func (a *analysis) run(p *Parsed) {
 		verbs = addUnique(verbs, "explain")
 		p.HowTo = true
 	}
-	for _, c := range []string{cueDryRun, cueReadOnly, cueConfirm, cueOffline} {
-		if a.has(cueBits[c]) {
-			p.Constraints = addUnique(p.Constraints, c)
+	for _, c := range constraintCues {
+		if a.has(c.cue) {
+			constraints = append(constraints, c.name)
 		}
 	}
 	for _, c := range forbidConcepts {
-		p.Constraints = addUnique(p.Constraints, "no_"+c)
+		constraints = addUnique(constraints, "no_"+c)
 	}
+	a.constraints = constraints
 
 	// Intents: the verbs, expanded with the registry values sharing their concept.
 	a.verbs = verbs
@@ -553,23 +569,94 @@ func (a *analysis) run(p *Parsed) {
 			}
 		}
 	}
-	p.Intents = cloneList(intents)
 	a.intents = intents
 
-	p.IDs = a.ids()
+	a.ids = a.findIDs(a.ids[:0])
 	a.browse(p)
 	a.within(p)
 	p.Outcome = a.outcome()
-	p.ExplicitWrite = a.explicitWrite(p, verbs)
+	p.ExplicitWrite = a.explicitWrite(verbs)
 	p.Vague = a.vague(p, verbs)
+	a.fill(p)
 }
 
-// cloneList returns a copy of a list, nil when it is empty.
-func cloneList(list []string) []string {
-	if len(list) == 0 {
+// constraintCues are the cues that are constraints of the same name, in the order
+// Parsed.Constraints lists them.
+var constraintCues = [...]struct {
+	name string
+	cue  cueSet
+}{{cueDryRun, csDryRun}, {cueReadOnly, csReadOnly}, {cueConfirm, csConfirm}, {cueOffline, csOffline}}
+
+// fill copies the lists of the analysis into p, carved from one array, and derives the
+// ranking's view of the parse (derived).
+func (a *analysis) fill(p *Parsed) {
+	lists := [...]*[]string{&a.terms, &a.concepts, &a.intents, &a.entities, &a.symptoms, &a.constraints, &a.forbidden, &a.ids}
+	n := len(a.terms) + len(a.tildes) // the signal terms, at most
+	for _, l := range lists {
+		n += len(*l)
+	}
+	arena := make([]string, n)
+	take := func(list []string) []string {
+		if len(list) == 0 {
+			return nil
+		}
+		k := copy(arena, list)
+		out := arena[:k:k]
+		arena = arena[k:]
+		return out
+	}
+	p.Terms, p.Concepts, p.Intents, p.Entities = take(a.terms), take(a.concepts), take(a.intents), take(a.entities)
+	p.Symptoms, p.Constraints, p.Forbidden, p.IDs = take(a.symptoms), take(a.constraints), take(a.forbidden), take(a.ids)
+	p.derived = derived{
+		text: p.Text, terms: p.Terms, concepts: p.Concepts,
+		phrase: string(a.phrase),
+		signal: a.signalTerms(arena),
+	}
+}
+
+// signalTerms returns Parsed.SignalTerms of the analysis in dst, which has room for the
+// terms and the "~"-prefixed concepts. They are sorted as integers: the first six bytes of
+// each (termPre, taken in the scan) above its index, so that no comparison reads a string
+// but between terms whose first six bytes agree. (A query has far fewer than the 65,536
+// terms an index can tell apart: MaxQueryBytes bounds it.)
+func (a *analysis) signalTerms(dst []string) []string {
+	nt := len(a.terms)
+	str := func(k uint64) string {
+		if i := int(k & 0xffff); i < nt {
+			return a.terms[i]
+		}
+		return a.tildes[int(k&0xffff)-nt]
+	}
+	keys := a.sortKeys[:0]
+	for i, p := range a.termPre {
+		keys = append(keys, p&^0xffff|uint64(i))
+	}
+	for j, t := range a.tildes {
+		keys = append(keys, prefix8(t)&^0xffff|uint64(nt+j))
+	}
+	slices.Sort(keys)
+	for i := 0; i < len(keys); {
+		j := i + 1
+		for j < len(keys) && keys[j]>>16 == keys[i]>>16 {
+			j++
+		}
+		if j-i > 1 { // terms that agree on six bytes: ordered by the whole string
+			slices.SortFunc(keys[i:j], func(x, y uint64) int { return strings.Compare(str(x), str(y)) })
+		}
+		i = j
+	}
+	a.sortKeys = keys
+	n := 0
+	for i, k := range keys {
+		if s := str(k); i == 0 || k>>16 != keys[i-1]>>16 || s != dst[n-1] {
+			dst[n] = s
+			n++
+		}
+	}
+	if n == 0 {
 		return nil
 	}
-	return slices.Clone(list)
+	return dst[:n:n]
 }
 
 // lang says "zh", "en" or "mixed" from the share of CJK characters and Latin words.
@@ -603,11 +690,10 @@ func hasLetter(w string) bool {
 	return false
 }
 
-// ids finds explicit ids and tool names: runs of [a-z0-9_.:@/-] holding a separator, looked
-// up in the lexicon (an "@N" pin is kept). With an empty registry, a run that is a valid
-// id with two or more dots counts on its own.
-func (a *analysis) ids() []string {
-	var out []string
+// findIDs appends to out the explicit ids and tool names: runs of [a-z0-9_.:@/-] holding a
+// separator, looked up in the lexicon (an "@N" pin is kept). With an empty registry, a run
+// that is a valid id with two or more dots counts on its own.
+func (a *analysis) findIDs(out []string) []string {
 	s, ascii := a.s, isASCII(a.s)
 	if !ascii {
 		s = text.Fold(s) // full-width letters and digits may spell an id
@@ -616,7 +702,7 @@ func (a *analysis) ids() []string {
 	if ascii {
 		inID |= idUpper
 	}
-	var buf []byte
+	buf := a.idBuf[:0]
 	for i := 0; i < len(s); {
 		if idClass[s[i]]&inID == 0 {
 			i++
@@ -667,6 +753,7 @@ func (a *analysis) ids() []string {
 			out = addUnique(out, id+pin)
 		}
 	}
+	a.idBuf = buf
 	return out
 }
 
@@ -739,7 +826,7 @@ func (a *analysis) browse(p *Parsed) {
 	}
 	p.Browse = true
 	if p.Scope == "" {
-		for _, id := range p.IDs {
+		for _, id := range a.ids {
 			if a.lex.isPack(id) {
 				p.Scope = id
 				return
@@ -776,7 +863,7 @@ func (a *analysis) within(p *Parsed) {
 		if sc := a.scopeOf(span(w.j, end)); sc != "" {
 			p.Scope = sc
 			// The id names where to look, not what to find.
-			p.IDs = slices.DeleteFunc(p.IDs, func(id string) bool { return id == sc })
+			a.ids = slices.DeleteFunc(a.ids, func(id string) bool { return id == sc })
 			return
 		}
 	}
@@ -893,7 +980,7 @@ func (a *analysis) namedAsSuch(m *match) bool {
 // once stop words, cue words (fillers, requests, time words, pronouns …) and the wanted
 // verbs themselves are left out; a CJK character counts as half a word.
 func (a *analysis) vague(p *Parsed, verbs []string) bool {
-	if len(verbs) == 0 || len(p.IDs) > 0 || p.Scope != "" || p.Browse {
+	if len(verbs) == 0 || len(a.ids) > 0 || p.Scope != "" || p.Browse {
 		return false
 	}
 	a.skip = resize(a.skip, len(a.toks))
@@ -951,14 +1038,14 @@ const cjkParticles = "的了吗呢吧啊呀哦么个一把"
 // explicitWrite: a write verb is asked for, by a request cue (帮我, please) or in the
 // imperative (a clause starting with it), not as a question (how to, 怎么) and not under a
 // dry-run or read-only constraint.
-func (a *analysis) explicitWrite(p *Parsed, verbs []string) bool {
+func (a *analysis) explicitWrite(verbs []string) bool {
 	write := false
 	for _, v := range verbs {
 		if !a.lex.IsRead(v) && !slices.Contains(metaVerbs, v) {
 			write = true
 		}
 	}
-	if !write || slices.Contains(p.Constraints, cueDryRun) || slices.Contains(p.Constraints, cueReadOnly) {
+	if !write || slices.Contains(a.constraints, cueDryRun) || slices.Contains(a.constraints, cueReadOnly) {
 		return false
 	}
 	request := a.has(csRequest)
