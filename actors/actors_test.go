@@ -875,3 +875,67 @@ func TestFailedRetriever(t *testing.T) {
 		t.Errorf("meta %+v", m)
 	}
 }
+
+// TestAnswerNotHeldByNextRequest: a retriever answering while more requests wait in
+// its mailbox must not keep the gather actor's run for itself, since the next request
+// may block it for long.
+func TestAnswerNotHeldByNextRequest(t *testing.T) {
+	s := newSystem(t, Options{})
+	started, gate, hold := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	releaseHold := sync.OnceFunc(func() { close(hold) })
+	t.Cleanup(releaseHold) // before Close, which waits for the stuck retriever
+	retrieve := func(_ context.Context, _ index.Kind, q *index.Query, _ *roaring.Bitmap, _ int) ([]index.Hit, error) {
+		switch q.Text {
+		case "first":
+			close(started)
+			<-gate
+		case "third":
+			<-hold // ignores its context, like a stuck retriever
+		}
+		return []index.Hit{{Doc: 1}}, nil
+	}
+	search := func(text string) <-chan error {
+		done := make(chan error, 1)
+		go func() {
+			_, err := s.Search(context.Background(), &Job{Query: &index.Query{Text: text},
+				Plan: []Step{{Kind: index.Exact, Deadline: time.Minute}}, Retrieve: retrieve, Rank: (&recorder{}).rank})
+			done <- err
+		}()
+		return done
+	}
+	first := search("first")
+	<-started // the first request holds the exact retriever
+	second := search("second")
+	waitFor(t, func() bool { return s.kinds[index.Exact][0].queued.Load() == 1 })
+	third := search("third")
+	waitFor(t, func() bool { return s.kinds[index.Exact][0].queued.Load() == 2 })
+	close(gate) // first answers; second answers at once; third blocks the retriever
+	for _, done := range []<-chan error{first, second} {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("an answered search waited for the retriever's next request")
+		}
+	}
+	releaseHold()
+	if err := <-third; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLongestFirst(t *testing.T) {
+	s := newSystem(t, Options{})
+	for k, ns := range map[index.Kind]int64{index.Exact: 50, index.Lexical: 900, index.Semantic: 900, index.History: 300} {
+		s.expect[k].Store(ns)
+	}
+	se := &search{}
+	for _, st := range fiveKinds(time.Second) { // exact, lexical, semantic, metadata, history
+		se.reqs = append(se.reqs, retrieval{kind: st.Kind})
+	}
+	if got, want := s.longestFirst(se), []int{1, 2, 4, 0, 3}; !slices.Equal(got, want) {
+		t.Errorf("order %v, want %v", got, want)
+	}
+}

@@ -117,7 +117,7 @@ func BenchmarkSearchParallel(b *testing.B) {
 type direct struct {
 	cands    *roaring.Bitmap
 	evidence []Evidence
-	docs     []uint32
+	docs     docSet
 }
 
 func (d *direct) run(ctx context.Context, job *Job) *registry.SearchResponse {
@@ -128,8 +128,8 @@ func (d *direct) run(ctx context.Context, job *Job) *registry.SearchResponse {
 		t0 := time.Now()
 		hits, err := job.Retrieve(ctx, st.Kind, job.Query, job.Allow, st.Limit)
 		d.evidence = append(d.evidence, Evidence{Kind: st.Kind, Hits: hits, Err: err, Took: time.Since(t0)})
-		d.docs = unionHits(d.cands, d.docs, hits)
 	}
+	d.docs.union(d.cands, d.evidence)
 	g := Gathered{Planned: job.Plan, Evidence: d.evidence, Candidates: d.cands, Final: true, Elapsed: time.Since(start)}
 	return job.Rank(&g)
 }

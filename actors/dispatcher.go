@@ -1,55 +1,160 @@
 package actors
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
-// workerPool is an actor.Dispatcher that runs mailbox wake-ups on long-lived worker
-// goroutines. protoactor's default dispatcher starts a goroutine per wake-up, and its
-// deep call chain grows every fresh goroutine's stack; long-lived workers keep their
-// grown stacks. A wake-up that finds no idle worker runs on a fresh goroutine instead
-// of waiting, so a worker blocked in a slow RetrieveFunc never delays another actor.
+// workerPool runs mailbox wake-ups ("runs") on long-lived worker goroutines, which keep
+// the stacks that protoactor's deep call chain grows.
+//
+// A search is a burst of short runs on a few actors, so the pool spends as few
+// goroutine hand-offs as it can on each (a hand-off costs more than a gather step):
+//
+//   - Scheduled mailboxes wait in one first-in first-out queue, and a worker that
+//     finishes a run takes the next queued one itself before parking.
+//   - Parked workers are woken lazily: a post from outside the pool wakes one only
+//     while fewer than procs are already on their way to the queue (enough to use every
+//     processor), and a woken worker that leaves work queued wakes the next one before
+//     starting its own run. So a queued run always has a worker on its way that no
+//     RetrieveFunc can hold up: a worker blocked in a slow RetrieveFunc never delays
+//     another actor, and when no worker is parked a fresh one is started.
+//   - A worker may queue a run without waking anyone when it is about to come back to
+//     the queue itself, and then takes that run first: a retriever answering its gather
+//     actor lets the same goroutine run the gather actor next.
 type workerPool struct {
-	work       chan func() // unbuffered: a send succeeds only when a worker is idle; nil stops a worker
-	workers    int
-	wg         sync.WaitGroup // counts running workers
-	throughput int
+	mu     sync.Mutex
+	queue  []*mailbox // scheduled mailboxes, oldest first; each at most once
+	idle   []*worker  // parked workers, the most recently parked last
+	coming int        // workers woken or started and not yet at the queue, plus owed runs
+	closed bool
+
+	procs   int // posts from outside the pool keep up to procs workers coming
+	maxIdle int // workers parked at once; more exit
+	wg      sync.WaitGroup
 }
 
-func newWorkerPool(workers, throughput int) *workerPool {
-	p := &workerPool{work: make(chan func()), workers: workers, throughput: throughput}
-	p.wg.Add(workers)
-	for range workers {
-		go p.loop()
+// worker is one pool goroutine.
+type worker struct {
+	pool *workerPool
+	wake chan struct{} // capacity 1: sent once per wake-up
+	// owed is the run this worker queued for itself during its current run (see
+	// schedule): it takes it when the run ends, or wakes a worker if the run goes on.
+	owed *mailbox
+}
+
+func newWorkerPool(procs, maxIdle int) *workerPool {
+	return &workerPool{procs: max(1, procs), maxIdle: maxIdle}
+}
+
+// schedule queues a run of m. by is nil, or the worker whose current message ends
+// with this post (a retriever's answer): nobody is woken then, and by takes the run
+// itself when its own run ends, or wakes a worker for it first if its run goes on with
+// another message (settle).
+func (p *workerPool) schedule(m *mailbox, by *worker) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		go m.process(nil) // Close is done with the workers: run on a fresh goroutine
+		return
 	}
-	return p
+	p.queue = append(p.queue, m)
+	if by != nil && by.owed == nil {
+		p.coming++
+		by.owed = m
+	} else {
+		p.wakeForQueue(p.procs)
+	}
+	p.mu.Unlock()
 }
 
-func (p *workerPool) loop() {
+// settle gives the run w owes to another worker: w's run goes on with another message,
+// which may take long.
+func (p *workerPool) settle(w *worker) {
+	p.mu.Lock()
+	p.coming--
+	w.owed = nil
+	p.wakeForQueue(1)
+	p.mu.Unlock()
+}
+
+// wakeForQueue wakes or starts one worker if fewer than min(limit, queued runs) are
+// coming. Called with p.mu held.
+func (p *workerPool) wakeForQueue(limit int) {
+	if p.coming >= min(limit, len(p.queue)) {
+		return
+	}
+	p.coming++
+	if n := len(p.idle); n > 0 {
+		w := p.idle[n-1]
+		p.idle[n-1] = nil
+		p.idle = p.idle[:n-1]
+		w.wake <- struct{}{}
+		return
+	}
+	w := &worker{pool: p, wake: make(chan struct{}, 1)}
+	p.wg.Add(1)
+	go w.loop()
+}
+
+// take dequeues the run for w: the one it owes if still queued, else the oldest; nil
+// when none is queued. Called with p.mu held.
+func (p *workerPool) take(w *worker) *mailbox {
+	if m := w.owed; m != nil {
+		w.owed = nil
+		p.coming--
+		if i := slices.Index(p.queue, m); i >= 0 {
+			p.queue = slices.Delete(p.queue, i, i+1)
+			return m
+		}
+	}
+	if len(p.queue) == 0 {
+		return nil
+	}
+	m := p.queue[0]
+	p.queue = slices.Delete(p.queue, 0, 1)
+	return m
+}
+
+// loop runs queued mailboxes until the pool closes. A worker starts counted in coming.
+func (w *worker) loop() {
+	p := w.pool
 	defer p.wg.Done()
-	for fn := range p.work {
-		if fn == nil {
+	p.mu.Lock()
+	for {
+		p.coming-- // at the queue now
+		for m := p.take(w); m != nil; m = p.take(w) {
+			p.wakeForQueue(1) // before m, which may block
+			p.mu.Unlock()
+			m.process(w)
+			p.mu.Lock()
+		}
+		if p.closed || len(p.idle) >= p.maxIdle {
+			p.mu.Unlock()
 			return
 		}
-		fn()
+		p.idle = append(p.idle, w)
+		p.mu.Unlock()
+		<-w.wake
+		p.mu.Lock()
+		if p.closed && len(p.queue) == 0 {
+			p.coming--
+			p.mu.Unlock()
+			return
+		}
 	}
 }
 
-// Schedule implements actor.Dispatcher.
-func (p *workerPool) Schedule(fn func()) {
-	select {
-	case p.work <- fn:
-	default:
-		go fn()
-	}
-}
-
-// Throughput implements actor.Dispatcher: messages a mailbox handles before yielding.
-func (p *workerPool) Throughput() int { return p.throughput }
-
-// close stops the workers and waits for them; later wake-ups run on fresh goroutines.
-// Call it once no actor runs.
+// close stops the workers once no run is queued and waits for them; later runs go to
+// fresh goroutines. Call it once no actor runs.
 func (p *workerPool) close() {
-	for range p.workers {
-		p.work <- nil
+	p.mu.Lock()
+	p.closed = true
+	for _, w := range p.idle {
+		p.coming++
+		w.wake <- struct{}{}
 	}
+	p.idle = nil
+	p.mu.Unlock()
 	p.wg.Wait()
 }

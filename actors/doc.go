@@ -15,19 +15,21 @@
 //   - a small pool of long-lived gather actors (Options.Gatherers), each holding
 //     many in-flight searches keyed by search id, with one timer driving a queue
 //     of search deadlines.
-//   - a dispatcher that hands mailbox wake-ups to long-lived worker goroutines,
-//     falling back to a fresh goroutine when none is idle, and a mailbox with no
-//     allocation per message or per wake-up.
+//   - a pool of long-lived worker goroutines that run mailbox wake-ups from one
+//     first-in first-out queue. It wakes parked workers only as needed, and a
+//     retriever's worker runs the gather actor it answered next, so a search costs few
+//     goroutine hand-offs. A mailbox allocates nothing per message or per wake-up.
 //
 // Search and SearchStream submit a Job: the caller's goroutine registers the search
 // with a gather actor and sends one request per Step straight to a retriever actor,
-// with the gather actor as the reply target. A retriever skips a request already
-// past its deadline, runs the Job's RetrieveFunc under a context bounded by the
-// step's deadline, recovers a panic (Outcome Crashed), and sends its Evidence to the
-// gather actor. The gather actor keeps every piece of Evidence, unions the hits into
-// a candidate bitmap, and calls Job.Rank: after each useful arrival when streaming,
-// and once with Gathered.Final set when every step answered, every unanswered step
-// is past its deadline, the caller's context is done, or the System closes.
+// with the gather actor as the reply target, the kinds that recently ran longest first
+// so that they start first. A retriever skips a request already past its deadline,
+// runs the Job's RetrieveFunc under a context bounded by the step's deadline, recovers
+// a panic (Outcome Crashed), and sends its Evidence to the gather actor. The gather
+// actor keeps every piece of Evidence, unions the hits into a candidate bitmap before
+// each Rank call, and calls Job.Rank: after each useful arrival when streaming, and
+// once with Gathered.Final set when every step answered, every unanswered step is past
+// its deadline, the caller's context is done, or the System closes.
 //
 // No futures are used on the search path; protoactor's own logging goes to
 // Options.Logger (discarded when nil).

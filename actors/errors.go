@@ -16,8 +16,8 @@ var (
 	// ErrOverloaded is the Err of TimedOut Evidence for a step that was not queued
 	// because every retriever mailbox of its kind was full.
 	ErrOverloaded = errors.New("actors: retriever mailbox full")
-	// ErrLate is the Err of TimedOut Evidence whose answer reached the gather actor
-	// after the step's deadline; its hits were dropped.
+	// ErrLate is the Err of TimedOut Evidence whose retriever answered after the step's
+	// deadline; its hits were dropped.
 	ErrLate = errors.New("actors: evidence arrived after its deadline")
 	// ErrPanic is wrapped by a *PanicError: a RetrieveFunc or RankFunc panicked.
 	ErrPanic = errors.New("actors: panic")

@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -15,24 +16,28 @@ import (
 )
 
 // search is one in-flight search. The submitting goroutine fills it and sends it to
-// a gather actor, which owns it from then on. A blocking Search's caller takes it
-// back after receiving on done; a stream's search is recycled by the gather actor.
+// a gather actor, which owns it from then on. A blocking Search's caller reads its
+// answer after receiving on done. It is recycled once its owner (the Search caller, or
+// the gather actor for a stream) and every retrieval are done with it (refs).
 type search struct {
 	id    uint64
 	job   *Job
-	start time.Time
+	start instant
+	refs  atomic.Int32 // the owner plus the retrievals not yet back at the gather actor
 
 	steps    []stepState
 	planned  []Step
+	reqs     []retrieval
+	order    []int // dispatch order of reqs
 	answered int
-	due      time.Time // the latest deadline among unanswered steps
-	hidx     int       // index in the gather actor's deadline queue, -1 when out
+	due      instant // the latest deadline among unanswered steps
+	hidx     int     // index in the gather actor's deadline queue, -1 when out
 
 	g        Gathered
 	evidence []Evidence
 	pending  []index.Kind
 	cands    *roaring.Bitmap
-	docs     []uint32 // scratch for unionHits
+	docs     docSet // scratch for merge
 
 	// delivery: exactly one of done (blocking Search) and updates (SearchStream) is used.
 	done      chan struct{} // capacity 1; reused
@@ -46,7 +51,7 @@ type search struct {
 func (*search) IgnoreDeadLetterLogging() {}
 
 type stepState struct {
-	deadline time.Time
+	deadline instant
 	answered bool
 	inTime   bool // answered with an Outcome other than TimedOut
 }
@@ -55,15 +60,20 @@ var searchPool = sync.Pool{New: func() any {
 	return &search{done: make(chan struct{}, 1), cands: roaring.New(), hidx: -1}
 }}
 
-// reset drops references so a pooled search keeps only its buffers.
-func (s *search) reset() {
+// release drops one reference to s; the last one recycles it, keeping only buffers.
+func (s *search) release() {
+	if s.refs.Add(-1) != 0 {
+		return
+	}
 	clear(s.evidence)
 	clear(s.planned)
+	clear(s.reqs)
 	s.job, s.resp, s.err, s.updates, s.stopWatch = nil, nil, nil, nil, nil
 	s.g = Gathered{}
 	s.cands.Clear()
 	s.hidx = -1
 	s.answered = 0
+	searchPool.Put(s)
 }
 
 // cancelSearch ends a search early because its caller's context is done.
@@ -95,11 +105,12 @@ func (*closeGather) IgnoreDeadLetterLogging() {}
 type gatherer struct {
 	sys      *System
 	self     *actor.PID
+	mb       *mailbox
 	searches map[uint64]*search
 	queue    deadlineQueue
 	timer    *time.Timer
 	armed    bool
-	armedAt  time.Time
+	armedAt  instant
 	closed   bool
 	stopped  *sync.WaitGroup
 }
@@ -115,12 +126,13 @@ func (g *gatherer) Receive(c actor.Context) {
 		g.onTick()
 	case *cancelSearch:
 		if s := g.searches[m.id]; s != nil {
-			g.finish(s, m.cause)
+			g.finish(s, m.cause, g.sys.now())
 		}
 	case *closeGather:
 		g.closed = true
+		now := g.sys.now()
 		for _, s := range g.searches {
-			g.finish(s, ErrClosed)
+			g.finish(s, ErrClosed, now)
 		}
 		if g.timer != nil {
 			g.timer.Stop()
@@ -133,12 +145,12 @@ func (g *gatherer) Receive(c actor.Context) {
 
 func (g *gatherer) begin(s *search) {
 	if g.closed {
-		g.finish(s, ErrClosed)
+		g.finish(s, ErrClosed, g.sys.now())
 		return
 	}
 	g.searches[s.id] = s
 	if len(s.steps) == 0 {
-		g.finish(s, nil)
+		g.finish(s, nil, g.sys.now())
 		return
 	}
 	g.queue.push(s)
@@ -147,8 +159,9 @@ func (g *gatherer) begin(s *search) {
 
 // arrive takes one step's Evidence.
 func (g *gatherer) arrive(r *retrieval) {
-	s := g.searches[r.search]
-	if s == nil {
+	s := r.se
+	defer s.release()
+	if g.searches[s.id] != s {
 		return // the search already ended: late evidence is dropped
 	}
 	st := &s.steps[r.step]
@@ -159,30 +172,27 @@ func (g *gatherer) arrive(r *retrieval) {
 	s.answered++
 	ev := r.ev
 	r.ev = Evidence{}
-	now := time.Now()
-	if (ev.Outcome == OK || ev.Outcome == Failed) && now.After(st.deadline) {
+	now := r.at // when the retriever answered: this usually runs right after it
+	if (ev.Outcome == OK || ev.Outcome == Failed) && now > st.deadline {
 		ev.Outcome, ev.Err, ev.Hits = TimedOut, ErrLate, nil
 	}
 	st.inTime = ev.Outcome != TimedOut
 	s.evidence = append(s.evidence, ev)
-	if ev.Outcome == OK {
-		s.addCandidates(ev.Hits)
-	}
 	if s.answered == len(s.steps) {
-		g.finish(s, nil)
+		g.finish(s, nil, now)
 		return
 	}
-	var due time.Time
+	var due instant
 	for i := range s.steps {
-		if !s.steps[i].answered && s.steps[i].deadline.After(due) {
-			due = s.steps[i].deadline
+		if !s.steps[i].answered {
+			due = max(due, s.steps[i].deadline)
 		}
 	}
-	if !due.After(now) {
-		g.finish(s, nil)
+	if due <= now {
+		g.finish(s, nil, now)
 		return
 	}
-	if due.Before(s.due) {
+	if due < s.due {
 		s.due = due
 		g.queue.fix(s.hidx)
 		g.arm(due)
@@ -192,15 +202,17 @@ func (g *gatherer) arrive(r *retrieval) {
 	}
 }
 
-// addCandidates unions hits into the candidate bitmap, keeping the best-ranked
-// MaxCandidates documents when over the cap.
-func (s *search) addCandidates(hits []index.Hit) {
+// merge sets the candidate bitmap from the evidence: the union of the OK hits'
+// documents, keeping the best-ranked MaxCandidates when over the cap. It runs before
+// each Rank call rather than per arrival, so a search without partial rankings builds
+// the bitmap once.
+func (s *search) merge() {
+	s.cands.Clear()
 	limit := s.job.MaxCandidates
-	if limit <= 0 || int(s.cands.GetCardinality())+len(hits) <= limit {
-		s.docs = unionHits(s.cands, s.docs, hits)
+	if limit <= 0 || hitCount(s.evidence) <= limit {
+		s.docs.union(s.cands, s.evidence)
 		return
 	}
-	s.cands.Clear()
 	for rank := 0; ; rank++ {
 		more := false
 		for i := range s.evidence {
@@ -220,20 +232,59 @@ func (s *search) addCandidates(hits []index.Hit) {
 	}
 }
 
-// unionHits adds the hits' documents to b, using buf (returned for reuse) to add
-// them in ascending order, which roaring handles fastest.
-func unionHits(b *roaring.Bitmap, buf []uint32, hits []index.Hit) []uint32 {
-	buf = buf[:0]
-	for i := range hits {
-		buf = append(buf, hits[i].Doc)
+// hitCount is the number of OK hits in evs.
+func hitCount(evs []Evidence) int {
+	n := 0
+	for i := range evs {
+		if evs[i].Outcome == OK {
+			n += len(evs[i].Hits)
+		}
 	}
-	slices.Sort(buf)
-	b.AddMany(buf)
-	return buf
+	return n
+}
+
+// docSet is scratch memory for building a candidate bitmap, reused across searches.
+type docSet struct {
+	docs  []uint32
+	dense []uint64 // a bitset over document ids, all zero between uses
+}
+
+// union adds the documents of the OK hits in evs to b, which must be empty. When the
+// largest document is small next to the number of hits, as in any catalogue of up to
+// some ten thousand documents, it sets them in a bitset that roaring turns into a
+// container at once; otherwise it sorts and dedupes them, since roaring adds ascending
+// documents fastest. Either beats adding each retriever's hits as they come.
+func (d *docSet) union(b *roaring.Bitmap, evs []Evidence) {
+	d.docs = d.docs[:0]
+	var top uint32
+	for i := range evs {
+		if evs[i].Outcome != OK {
+			continue
+		}
+		for _, h := range evs[i].Hits {
+			d.docs = append(d.docs, h.Doc)
+			top = max(top, h.Doc)
+		}
+	}
+	if len(d.docs) == 0 {
+		return
+	}
+	if words := int(top/64) + 1; words <= 16*len(d.docs)+64 {
+		d.dense = growTo(d.dense, words)
+		for _, doc := range d.docs {
+			d.dense[doc/64] |= 1 << (doc % 64)
+		}
+		b.FromDense(d.dense, true)
+		clear(d.dense)
+		return
+	}
+	slices.Sort(d.docs)
+	b.AddMany(slices.Compact(d.docs))
 }
 
 // fill prepares s.g for a Rank call.
-func (s *search) fill(now time.Time, final bool) {
+func (s *search) fill(now instant, final bool) {
+	s.merge()
 	s.pending = s.pending[:0]
 	for i := range s.steps {
 		if !s.steps[i].inTime {
@@ -246,11 +297,11 @@ func (s *search) fill(now time.Time, final bool) {
 		Candidates: s.cands,
 		Pending:    s.pending,
 		Final:      final,
-		Elapsed:    now.Sub(s.start),
+		Elapsed:    time.Duration(now - s.start),
 	}
 }
 
-func (g *gatherer) partial(s *search, now time.Time) {
+func (g *gatherer) partial(s *search, now instant) {
 	s.fill(now, false)
 	resp, err := rank(s)
 	if resp == nil || err != nil {
@@ -262,9 +313,9 @@ func (g *gatherer) partial(s *search, now time.Time) {
 	}
 }
 
-// finish ends s: unanswered steps become TimedOut Evidence (Err cause, or
+// finish ends s at now: unanswered steps become TimedOut Evidence (Err cause, or
 // context.DeadlineExceeded), Rank runs with Final set, and the answer is delivered.
-func (g *gatherer) finish(s *search, cause error) {
+func (g *gatherer) finish(s *search, cause error, now instant) {
 	delete(g.searches, s.id)
 	if s.hidx >= 0 {
 		g.queue.remove(s.hidx)
@@ -277,7 +328,7 @@ func (g *gatherer) finish(s *search, cause error) {
 			s.evidence = append(s.evidence, Evidence{Kind: s.planned[i].Kind, Outcome: TimedOut, Err: cause})
 		}
 	}
-	s.fill(time.Now(), true)
+	s.fill(now, true)
 	resp, err := rank(s)
 	if s.updates == nil {
 		s.resp, s.err = resp, err
@@ -292,8 +343,7 @@ func (g *gatherer) finish(s *search, cause error) {
 	if s.stopWatch != nil {
 		s.stopWatch()
 	}
-	s.reset()
-	searchPool.Put(s)
+	s.release()
 }
 
 // rank calls the Job's RankFunc, recovering a panic.
@@ -307,11 +357,11 @@ func rank(s *search) (resp *registry.SearchResponse, err error) {
 }
 
 // arm makes the timer fire no later than at.
-func (g *gatherer) arm(at time.Time) {
-	if g.armed && !at.Before(g.armedAt) {
+func (g *gatherer) arm(at instant) {
+	if g.armed && at >= g.armedAt {
 		return
 	}
-	d := time.Until(at)
+	d := time.Duration(at - g.sys.now())
 	if g.timer == nil {
 		self, root := g.self, g.sys.root
 		g.timer = time.AfterFunc(d, func() { root.Send(self, theTick) })
@@ -326,9 +376,9 @@ func (g *gatherer) onTick() {
 	if g.closed {
 		return
 	}
-	now := time.Now()
-	for len(g.queue) > 0 && !g.queue[0].due.After(now) {
-		g.finish(g.queue[0], nil)
+	now := g.sys.now()
+	for len(g.queue) > 0 && g.queue[0].due <= now {
+		g.finish(g.queue[0], nil, now)
 	}
 	if len(g.queue) > 0 {
 		g.arm(g.queue[0].due)
@@ -365,7 +415,7 @@ func (q deadlineQueue) fix(i int) {
 	}
 }
 
-func (q deadlineQueue) less(i, j int) bool { return q[i].due.Before(q[j].due) }
+func (q deadlineQueue) less(i, j int) bool { return q[i].due < q[j].due }
 
 func (q deadlineQueue) swap(i, j int) {
 	q[i], q[j] = q[j], q[i]

@@ -9,9 +9,9 @@ import (
 )
 
 // mailbox is an actor.Mailbox with protoactor's default mailbox logic (system
-// messages first, suspend/resume, a yield every Throughput messages, panics escalated
-// to the supervisor) over one mutex-guarded FIFO per message class, and with its run
-// function allocated once instead of a closure per wake-up.
+// messages first, suspend/resume, a yield every throughput messages, panics escalated
+// to the supervisor) over one mutex-guarded FIFO per message class. Its runs go to the
+// System's workerPool, not to the dispatcher protoactor hands it, and allocate nothing.
 //
 // It grows as needed: retriever mailboxes are bounded by System.dispatch, which admits
 // at most Options.MailboxSize requests per retriever, so a send never blocks; gather
@@ -23,27 +23,35 @@ type mailbox struct {
 	sys  fifo
 
 	userN, sysN atomic.Int32 // messages posted and not yet taken
-	scheduled   atomic.Bool  // a run is scheduled or running
+	scheduled   atomic.Bool  // a run is queued or running
 	suspended   atomic.Bool
 
+	pool       *workerPool
+	throughput int
 	invoker    actor.MessageInvoker
-	dispatcher actor.Dispatcher
-	run        func()
+	// runner is the worker running the mailbox, nil outside a run or on a goroutine
+	// outside the pool. Only that goroutine touches it.
+	runner *worker
 }
 
-func newMailbox() actor.Mailbox {
-	m := &mailbox{}
-	m.run = m.process
-	return m
+func newMailbox(pool *workerPool, throughput int) *mailbox {
+	return &mailbox{pool: pool, throughput: throughput}
 }
 
 // PostUserMessage implements actor.Mailbox.
-func (m *mailbox) PostUserMessage(msg any) {
+func (m *mailbox) PostUserMessage(msg any) { m.post(msg, nil) }
+
+// post is PostUserMessage from by: nil, or the worker running the sender when this
+// post ends the sender's message handling, which then usually runs this mailbox next
+// (see workerPool.schedule).
+func (m *mailbox) post(msg any, by *worker) {
 	m.mu.Lock()
 	m.user.push(msg)
 	m.mu.Unlock()
 	m.userN.Add(1)
-	m.schedule()
+	if m.scheduled.CompareAndSwap(false, true) {
+		m.pool.schedule(m, by)
+	}
 }
 
 // PostSystemMessage implements actor.Mailbox.
@@ -52,12 +60,15 @@ func (m *mailbox) PostSystemMessage(msg any) {
 	m.sys.push(msg)
 	m.mu.Unlock()
 	m.sysN.Add(1)
-	m.schedule()
+	if m.scheduled.CompareAndSwap(false, true) {
+		m.pool.schedule(m, nil)
+	}
 }
 
-// RegisterHandlers implements actor.Mailbox.
-func (m *mailbox) RegisterHandlers(invoker actor.MessageInvoker, dispatcher actor.Dispatcher) {
-	m.invoker, m.dispatcher = invoker, dispatcher
+// RegisterHandlers implements actor.Mailbox. The dispatcher is not used: runs go to
+// the pool.
+func (m *mailbox) RegisterHandlers(invoker actor.MessageInvoker, _ actor.Dispatcher) {
+	m.invoker = invoker
 }
 
 // Start implements actor.Mailbox.
@@ -66,15 +77,12 @@ func (m *mailbox) Start() {}
 // UserMessageCount implements actor.Mailbox.
 func (m *mailbox) UserMessageCount() int { return int(m.userN.Load()) }
 
-func (m *mailbox) schedule() {
-	if m.scheduled.CompareAndSwap(false, true) {
-		m.dispatcher.Schedule(m.run)
-	}
-}
-
-func (m *mailbox) process() {
+// process is one run, on worker w (nil outside the pool).
+func (m *mailbox) process(w *worker) {
 	for {
+		m.runner = w
 		m.drain()
+		m.runner = nil
 		m.scheduled.Store(false)
 		// a message posted after drain returned but before the store above found the
 		// mailbox still scheduled and did not schedule it: look again.
@@ -87,11 +95,26 @@ func (m *mailbox) process() {
 	}
 }
 
-func (m *mailbox) pop(q *fifo) any {
+// settle is called before m handles another message or yields: the run its worker
+// took on for later (see workerPool.schedule) gets a worker of its own, since this one
+// goes on with m.
+func (m *mailbox) settle() {
+	if w := m.runner; w != nil && w.owed != nil {
+		w.pool.settle(w)
+	}
+}
+
+// next takes the next message to handle: a system one first, then a user one unless
+// the mailbox is suspended; nil when there is none.
+func (m *mailbox) next() (msg any, system bool) {
 	m.mu.Lock()
-	msg := q.pop()
+	if msg = m.sys.pop(); msg != nil {
+		system = true
+	} else if !m.suspended.Load() {
+		msg = m.user.pop()
+	}
 	m.mu.Unlock()
-	return msg
+	return msg, system
 }
 
 func (m *mailbox) drain() {
@@ -101,13 +124,17 @@ func (m *mailbox) drain() {
 			m.invoker.EscalateFailure(r, msg)
 		}
 	}()
-	t := m.dispatcher.Throughput()
 	for i := 0; ; i++ {
-		if i > t {
+		if i > m.throughput {
 			i = 0
+			m.settle()
 			runtime.Gosched()
 		}
-		if msg = m.pop(&m.sys); msg != nil {
+		var system bool
+		if msg, system = m.next(); msg == nil {
+			return
+		}
+		if system {
 			m.sysN.Add(-1)
 			switch msg.(type) {
 			case *actor.SuspendMailbox:
@@ -115,17 +142,13 @@ func (m *mailbox) drain() {
 			case *actor.ResumeMailbox:
 				m.suspended.Store(false)
 			default:
+				m.settle()
 				m.invoker.InvokeSystemMessage(msg)
 			}
 			continue
 		}
-		if m.suspended.Load() {
-			return
-		}
-		if msg = m.pop(&m.user); msg == nil {
-			return
-		}
 		m.userN.Add(-1)
+		m.settle()
 		m.invoker.InvokeUserMessage(msg)
 	}
 }

@@ -17,19 +17,21 @@ import (
 
 // retrieval is one step of one search: sent by the submitting goroutine to a
 // retriever actor, filled in with its Evidence there, and sent on to the gather
-// actor. Each search allocates its retrievals in one block that is never reused, so
-// a RetrieveFunc that leaks its ctx (which lives here) cannot see another search.
+// actor. It belongs to its search, which is recycled only once every retrieval is
+// back (search.refs); its ctx is allocated anew for every search, so a RetrieveFunc
+// that leaks its ctx cannot see another search.
 type retrieval struct {
-	ctx    stepCtx
-	search uint64 // search id
-	step   int    // index into the plan
+	se     *search
+	step   int // index into the plan
 	kind   index.Kind
 	limit  int
 	query  *index.Query
 	allow  *roaring.Bitmap
 	fn     RetrieveFunc
-	gather *actor.PID // reply target
-	ev     Evidence   // the answer, written by the retriever
+	gather *gatherer // reply target
+	ctx    *stepCtx
+	ev     Evidence // the answer, written by the retriever
+	at     instant  // when the answer was made
 }
 
 // IgnoreDeadLetterLogging marks the message as not worth a dead-letter log line.
@@ -43,50 +45,56 @@ var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); retu
 // when Done is called, so a retriever that only polls Err costs no timer.
 type stepCtx struct {
 	parent   context.Context // the caller's context
-	system   context.Context // cancelled by System.Close
-	deadline time.Time
+	sys      *System         // its ctx is cancelled by Close
+	deadline instant
 
 	mu       sync.Mutex // protects the fields below
-	inner    context.Context
-	cancel   context.CancelFunc
-	stop     func() bool
+	done     *stepDone  // made by the first Done call
 	released bool
 }
 
+// stepDone is what a stepCtx's Done needs.
+type stepDone struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	stop   func() bool // stops cancelling ctx when the System closes
+}
+
 func (c *stepCtx) Deadline() (time.Time, bool) {
-	if d, ok := c.parent.Deadline(); ok && d.Before(c.deadline) {
+	own := c.sys.wall(c.deadline)
+	if d, ok := c.parent.Deadline(); ok && d.Before(own) {
 		return d, true
 	}
-	return c.deadline, true
+	return own, true
 }
 
 func (c *stepCtx) Done() <-chan struct{} {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.inner == nil {
+	if c.done == nil {
 		if c.released {
 			return closedChan
 		}
-		c.inner, c.cancel = context.WithDeadline(c.parent, c.deadline)
-		c.stop = context.AfterFunc(c.system, c.cancel)
+		ctx, cancel := context.WithDeadline(c.parent, c.sys.wall(c.deadline))
+		c.done = &stepDone{ctx: ctx, cancel: cancel, stop: context.AfterFunc(c.sys.ctx, cancel)}
 	}
-	return c.inner.Done()
+	return c.done.ctx.Done()
 }
 
 func (c *stepCtx) Err() error {
 	c.mu.Lock()
-	inner, released := c.inner, c.released
+	done, released := c.done, c.released
 	c.mu.Unlock()
-	if inner != nil {
-		return inner.Err()
+	if done != nil {
+		return done.ctx.Err()
 	}
 	if err := c.parent.Err(); err != nil {
 		return err
 	}
-	if !time.Now().Before(c.deadline) {
+	if c.sys.now() >= c.deadline {
 		return context.DeadlineExceeded
 	}
-	if c.system.Err() != nil || released {
+	if c.sys.ctx.Err() != nil || released {
 		return context.Canceled
 	}
 	return nil
@@ -98,9 +106,9 @@ func (c *stepCtx) Value(key any) any { return c.parent.Value(key) }
 func (c *stepCtx) release() {
 	c.mu.Lock()
 	c.released = true
-	if c.cancel != nil {
-		c.stop()
-		c.cancel()
+	if c.done != nil {
+		c.done.stop()
+		c.done.cancel()
 	}
 	c.mu.Unlock()
 }
@@ -110,7 +118,9 @@ func (c *stepCtx) release() {
 // recovered) would keep its state.
 type retriever struct {
 	kind    index.Kind
+	sys     *System
 	pid     *actor.PID
+	mb      *mailbox
 	queued  atomic.Int32 // requests admitted to the mailbox and not yet received
 	stopped *sync.WaitGroup
 	log     *slog.Logger
@@ -122,16 +132,31 @@ func (w *retriever) Receive(c actor.Context) {
 	case *retrieval:
 		w.queued.Add(-1)
 		w.run(m)
-		c.Send(m.gather, m)
+		if m.ev.Took > 0 {
+			w.learn(m.ev.Took)
+		}
+		// Straight to the gather actor's mailbox, naming this worker: when this was the
+		// last request queued here, the same goroutine runs the gather actor next.
+		m.gather.mb.post(m, w.mb.runner)
 	case *actor.Stopped:
 		w.stopped.Done()
 	}
 }
 
+// learn folds one run time into the kind's expected run time (System.expect): a moving
+// average over about the last eight runs.
+func (w *retriever) learn(took time.Duration) {
+	e := &w.sys.expect[w.kind]
+	p := e.Load()
+	e.Store(p + (int64(took)-p)/8)
+}
+
 // run fills r.ev.
 func (w *retriever) run(r *retrieval) {
-	start := time.Now()
-	if !start.Before(r.ctx.deadline) {
+	sys := r.ctx.sys
+	start := sys.now()
+	r.at = start
+	if start >= r.ctx.deadline {
 		r.ev = Evidence{Kind: r.kind, Outcome: TimedOut, Err: context.DeadlineExceeded}
 		return
 	}
@@ -139,12 +164,13 @@ func (w *retriever) run(r *retrieval) {
 		r.ev = Evidence{Kind: r.kind, Outcome: TimedOut, Err: err}
 		return
 	}
-	if r.ctx.system.Err() != nil {
+	if sys.ctx.Err() != nil {
 		r.ev = Evidence{Kind: r.kind, Outcome: TimedOut, Err: ErrClosed}
 		return
 	}
 	hits, err, crashed := w.call(r)
-	r.ev = Evidence{Kind: r.kind, Took: time.Since(start)}
+	r.at = sys.now()
+	r.ev = Evidence{Kind: r.kind, Took: time.Duration(r.at - start)}
 	switch {
 	case crashed:
 		r.ev.Outcome, r.ev.Err = Crashed, err
@@ -168,6 +194,6 @@ func (w *retriever) call(r *retrieval) (hits []index.Hit, err error, crashed boo
 			hits, err, crashed = nil, pe, true
 		}
 	}()
-	hits, err = r.fn(&r.ctx, r.kind, r.query, r.allow, r.limit)
+	hits, err = r.fn(r.ctx, r.kind, r.query, r.allow, r.limit)
 	return hits, err, false
 }

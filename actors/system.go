@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,6 +32,7 @@ type System struct {
 
 	kinds       [index.NumKinds][]*retriever
 	next        [index.NumKinds]atomic.Uint32 // round-robin position per kind
+	expect      [index.NumKinds]atomic.Int64  // recent mean run time per kind, ns
 	mailboxSize int32
 	gathers     []*gatherer
 
@@ -39,6 +41,7 @@ type System struct {
 
 	ctx    context.Context // cancelled by Close; bounds every RetrieveFunc
 	cancel context.CancelFunc
+	epoch  time.Time // instants count from here
 
 	retrieversStopped sync.WaitGroup
 	gathersStopped    sync.WaitGroup
@@ -66,32 +69,35 @@ func New(opts Options) *System {
 	}
 	s := &System{
 		mailboxSize: int32(min(opts.MailboxSize, 1<<30)),
-		workers:     newWorkerPool(opts.Workers, throughput),
+		workers:     newWorkerPool(procs, opts.Workers),
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.epoch = time.Now()
 	protoLog := log.With("lib", "protoactor")
 	s.actors = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return protoLog }))
 	s.root = s.actors.Root
 
 	for k := range index.NumKinds {
 		for range opts.PerKind {
-			w := &retriever{kind: k, stopped: &s.retrieversStopped, log: log}
+			w := &retriever{kind: k, sys: s, mb: newMailbox(s.workers, throughput), stopped: &s.retrieversStopped, log: log}
 			s.retrieversStopped.Add(1)
-			w.pid = s.root.Spawn(actor.PropsFromProducer(func() actor.Actor { return w },
-				actor.WithDispatcher(s.workers),
-				actor.WithMailbox(newMailbox)))
+			w.pid = s.spawn(w, w.mb)
 			s.kinds[k] = append(s.kinds[k], w)
 		}
 	}
 	for range opts.Gatherers {
-		g := &gatherer{sys: s, searches: make(map[uint64]*search), stopped: &s.gathersStopped}
+		g := &gatherer{sys: s, mb: newMailbox(s.workers, throughput), searches: make(map[uint64]*search), stopped: &s.gathersStopped}
 		s.gathersStopped.Add(1)
-		g.self = s.root.Spawn(actor.PropsFromProducer(func() actor.Actor { return g },
-			actor.WithDispatcher(s.workers),
-			actor.WithMailbox(newMailbox)))
+		g.self = s.spawn(g, g.mb)
 		s.gathers = append(s.gathers, g)
 	}
 	return s
+}
+
+// spawn starts an actor that is its producer's only product, on mailbox mb.
+func (s *System) spawn(a actor.Actor, mb *mailbox) *actor.PID {
+	return s.root.Spawn(actor.PropsFromProducer(func() actor.Actor { return a },
+		actor.WithMailbox(func() actor.Mailbox { return mb })))
 }
 
 // Search runs job and returns its final response: the final Rank call's result once
@@ -115,8 +121,7 @@ func (s *System) Search(ctx context.Context, job *Job) (*registry.SearchResponse
 		}
 	}
 	resp, err := se.resp, se.err
-	se.reset()
-	searchPool.Put(se)
+	se.release()
 	return resp, err
 }
 
@@ -206,29 +211,29 @@ func (s *System) submit(ctx context.Context, job *Job, updates chan<- Update) (*
 	se := searchPool.Get().(*search)
 	n := len(job.Plan)
 	se.id, se.job, se.updates = id, job, updates
+	se.refs.Store(int32(n) + 1)
 	se.steps = growTo(se.steps, n)
 	se.planned = growTo(se.planned, n)
+	se.reqs = growTo(se.reqs, n)
 	se.evidence = se.evidence[:0]
 	if cap(se.evidence) < n {
 		se.evidence = make([]Evidence, 0, n)
 	}
-	block := make([]retrieval, n)
-	se.start = time.Now()
+	ctxs := make([]stepCtx, n)
+	se.start = s.now()
 	se.due = se.start
 	for i, st := range job.Plan {
 		if st.Deadline == 0 {
 			st.Deadline = DefaultDeadline(st.Kind)
 		}
-		deadline := se.start.Add(st.Deadline)
+		deadline := se.start + instant(st.Deadline)
 		se.planned[i] = st
 		se.steps[i] = stepState{deadline: deadline}
-		if deadline.After(se.due) {
-			se.due = deadline
-		}
-		r := &block[i]
-		r.ctx.parent, r.ctx.system, r.ctx.deadline = ctx, s.ctx, deadline
-		r.search, r.step, r.kind, r.limit = id, i, st.Kind, st.Limit
-		r.query, r.allow, r.fn, r.gather = job.Query, job.Allow, job.Retrieve, g.self
+		se.due = max(se.due, deadline)
+		c := &ctxs[i]
+		c.parent, c.sys, c.deadline = ctx, s, deadline
+		se.reqs[i] = retrieval{se: se, step: i, kind: st.Kind, limit: st.Limit,
+			query: job.Query, allow: job.Allow, fn: job.Retrieve, gather: g, ctx: c}
 	}
 	if updates != nil && ctx.Done() != nil {
 		root, pid := s.root, g.self
@@ -236,16 +241,37 @@ func (s *System) submit(ctx context.Context, job *Job, updates chan<- Update) (*
 			root.Send(pid, &cancelSearch{id: id, cause: ctx.Err()})
 		})
 	}
-	s.root.Send(g.self, se) // from here on the gather actor owns se
-	for i := range block {
-		s.dispatch(&block[i], g.self)
+	// From the Send on, the gather actor owns se; reqs and order are still ours to
+	// read, since nothing changes them before every retrieval is back.
+	reqs, order := se.reqs, s.longestFirst(se)
+	s.root.Send(g.self, se)
+	for _, i := range order {
+		s.dispatch(&reqs[i])
 	}
 	return se, g.self, nil
 }
 
+// longestFirst orders se's steps by their kinds' expected run time, longest first (in
+// plan order when equal). Sent in this order, they are started in it (the pool's queue
+// is first in, first out), so the slowest retrievers of a search start first and the
+// short ones fill in around them.
+func (s *System) longestFirst(se *search) []int {
+	order := se.order[:0]
+	for i := range se.reqs {
+		t := s.expect[se.reqs[i].kind].Load()
+		j := len(order) // insertion sort: a plan has a handful of steps
+		for j > 0 && s.expect[se.reqs[order[j-1]].kind].Load() < t {
+			j--
+		}
+		order = slices.Insert(order, j, i)
+	}
+	se.order = order
+	return order
+}
+
 // dispatch sends r to a retriever of its kind with room in its mailbox, or answers
 // it as overloaded straight to the gather actor.
-func (s *System) dispatch(r *retrieval, gather *actor.PID) {
+func (s *System) dispatch(r *retrieval) {
 	ws := s.kinds[r.kind]
 	first := 0
 	if len(ws) > 1 {
@@ -259,9 +285,19 @@ func (s *System) dispatch(r *retrieval, gather *actor.PID) {
 		}
 		w.queued.Add(-1)
 	}
-	r.ev = Evidence{Kind: r.kind, Outcome: TimedOut, Err: ErrOverloaded}
-	s.root.Send(gather, r)
+	r.ev, r.at = Evidence{Kind: r.kind, Outcome: TimedOut, Err: ErrOverloaded}, r.se.start
+	s.root.Send(r.gather.self, r)
 }
+
+// instant is a point in time in nanoseconds since the System started, read from the
+// monotonic clock alone: half the cost of time.Now, which reads the wall clock too, and
+// a search reads the clock a few times per step.
+type instant int64
+
+func (s *System) now() instant { return instant(time.Since(s.epoch)) }
+
+// wall is i as a time.Time.
+func (s *System) wall(i instant) time.Time { return s.epoch.Add(time.Duration(i)) }
 
 // growTo returns b with length n, reusing its storage when large enough.
 func growTo[T any](b []T, n int) []T {

@@ -188,8 +188,9 @@ type Options struct {
 	PerKind int
 	// Gatherers is the number of gather actors; default GOMAXPROCS.
 	Gatherers int
-	// Workers is the number of long-lived dispatcher goroutines; default twice the
-	// number of actors (NumKinds*PerKind + Gatherers).
+	// Workers bounds the dispatcher goroutines kept parked between runs (more are
+	// started while every one is busy, and exit when idle); default twice the number
+	// of actors (NumKinds*PerKind + Gatherers).
 	Workers int
 	// Logger receives recovered panics (Warn) and protoactor's own logging; nil discards.
 	Logger *slog.Logger
