@@ -296,8 +296,11 @@ func TestConcurrentSearchesDuringReloads(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				if len(resp.Matches) == 0 {
-					t.Error("no matches")
+				// On a loaded machine (-race, 8 searchers on 2 cores) retrievers may miss
+				// their deadlines; the search then degrades to a partial answer, which may
+				// be empty. A complete answer must find the capability.
+				if len(resp.Matches) == 0 && !resp.SearchMeta.Partial {
+					t.Errorf("no matches in a complete answer: %+v", resp.SearchMeta)
 					return
 				}
 			}
