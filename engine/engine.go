@@ -111,6 +111,8 @@ type state struct {
 	gen   *index.Generation
 	lex   *query.Lexicon
 	terms *rank.TermCache
+	// facts is what the ranking reads of every candidate (see rankFacts)
+	facts *rankFacts
 	// packs maps a pack's docID to the docIDs [lo, hi) of its descendants (the snapshot is
 	// sorted by id, so they are contiguous)
 	packs map[uint32][2]uint32
@@ -281,6 +283,7 @@ func (e *Engine) Reload(ctx context.Context) error {
 		gen:   g,
 		lex:   query.NewLexicon(snap),
 		terms: rank.NewTermCache(snap.Caps, query.FieldTerms),
+		facts: newRankFacts(snap.Caps),
 		packs: packRanges(g),
 	})
 	e.log.Info("registry generation loaded", "generation", gen, "capabilities", len(caps))

@@ -154,11 +154,18 @@ func stepLimit(k index.Kind) int {
 	return 50
 }
 
+// signals are what the ranking reads of the parse. The phrase key comes from the
+// normaliser's own scan when it has one (the rules do): scanning the text again would cost
+// as much as the rest of the signals.
 func (e *Engine) signals(st *state, p *query.Parsed, req *registry.SearchRequest) rank.Signals {
+	phrase, ok := p.PhraseKey()
+	if !ok {
+		phrase = rank.PhraseKey(p.Text)
+	}
 	s := rank.Signals{
 		Intents: p.Intents, Entities: p.Entities, Symptoms: p.Symptoms,
 		Forbidden: p.Forbidden, Constraints: p.Constraints,
-		Terms: p.SignalTerms(), Phrase: rank.PhraseKey(p.Text), IDs: p.IDs,
+		Terms: p.SignalTerms(), Phrase: phrase, IDs: p.IDs,
 		ExplicitWrite: p.ExplicitWrite, Browse: p.Browse, HowTo: p.HowTo, Vague: p.Vague, Scope: p.Scope, Lang: p.Lang,
 	}
 	if req.Within != "" {
@@ -200,7 +207,9 @@ type rankBufs struct {
 	cands []rank.Candidate
 	pos   docTable
 	nsrc  []int32       // per candidate, the number of sources (rank's first pass)
+	hitc  []int32       // per hit, in the order the passes read them, its candidate or skipped
 	srcs  []rank.Source // the candidates' evidence, carved per candidate
+	avail policy.Caller // the candidates' availability for the search's caller
 }
 
 var rankPool = sync.Pool{New: func() any { return new(rankBufs) }}
@@ -215,7 +224,7 @@ func (sc *searchCtx) release() {
 	sc.bufs = nil
 	clear(b.cands) // drop the capabilities and evidence they point to
 	clear(b.srcs)
-	b.cands, b.nsrc = b.cands[:0], b.nsrc[:0]
+	b.cands, b.nsrc, b.hitc = b.cands[:0], b.nsrc[:0], b.hitc[:0]
 	rankPool.Put(b)
 }
 
@@ -236,13 +245,14 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 	}
 	if sc.bufs == nil {
 		sc.bufs = rankPool.Get().(*rankBufs)
+		sc.bufs.avail.Reset(sc.st.facts.avail, sc.rc)
 	}
 	b := sc.bufs
 	b.pos.reset(hits)
 	if cap(b.cands) < hits {
 		b.cands = make([]rank.Candidate, 0, hits)
 	}
-	b.cands, b.nsrc = b.cands[:0], b.nsrc[:0]
+	b.cands, b.nsrc, b.hitc = b.cands[:0], b.nsrc[:0], b.hitc[:0]
 	// The evidence is read in retriever order, not in order of arrival, so the candidates,
 	// their evidence and the floating-point sums of fusion do not depend on which retriever
 	// answered first: the same search gives the same scores, to the last bit.
@@ -252,8 +262,8 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 		order = append(order, i)
 	}
 	slices.SortFunc(order, func(x, y int) int { return int(g.Evidence[x].Kind) - int(g.Evidence[y].Kind) })
-	// First pass: the candidates, in order of first appearance, and how many sources each
-	// gets (nsrc).
+	// First pass: the candidates, in order of first appearance, how many sources each gets
+	// (nsrc), and each hit's candidate (hitc).
 	for _, i := range order {
 		ev := &g.Evidence[i]
 		if ev.Outcome != actors.OK {
@@ -262,21 +272,28 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 		for _, h := range ev.Hits {
 			slot, j := b.pos.find(h.Doc)
 			if j < 0 {
-				c := gen.Doc(h.Doc)
-				if c.ResourceType == registry.TypePack && sc.emptyPack(h.Doc) {
-					b.pos.set(slot, h.Doc, skipped)
-					continue // everything in it is hidden from the caller: not an answer
+				if sc.st.facts.pack(h.Doc) && sc.emptyPack(h.Doc) {
+					j = skipped // everything in it is hidden from the caller: not an answer
+				} else {
+					j = int32(len(b.cands))
+					b.cands = append(b.cands, rank.Candidate{Doc: h.Doc})
+					b.nsrc = append(b.nsrc, 0)
 				}
-				av, _ := policy.Availability(c, sc.rc)
-				j = int32(len(b.cands))
 				b.pos.set(slot, h.Doc, j)
-				b.cands = append(b.cands, rank.Candidate{Doc: h.Doc, Cap: c, Availability: av})
-				b.nsrc = append(b.nsrc, 0)
-			} else if j == skipped {
-				continue
 			}
-			b.nsrc[j]++
+			b.hitc = append(b.hitc, j)
+			if j != skipped {
+				b.nsrc[j]++
+			}
 		}
+	}
+	// The capabilities and their availability, in a loop of their own: reading them does not
+	// depend on the other candidates', so the cache misses of all the candidates overlap
+	// (the capabilities themselves, mostly out of cache, are not read: only the candidates
+	// shown need them).
+	for i := range b.cands {
+		c := &b.cands[i]
+		c.Cap, c.Availability = gen.Doc(c.Doc), b.avail.Availability(c.Doc)
 	}
 	// Second pass: every candidate's sources, in the order gathered, carved from one arena.
 	n := 0
@@ -293,6 +310,7 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 		k := int(b.nsrc[i])
 		c.Evidence, arena = arena[:0:k], arena[k:]
 	}
+	hitc := b.hitc
 	for _, i := range order {
 		ev := &g.Evidence[i]
 		if ev.Outcome != actors.OK {
@@ -301,8 +319,9 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 		name := ev.Kind.String()
 		floor := listFloor(g.Planned, ev)
 		for r, h := range ev.Hits {
-			_, j := b.pos.find(h.Doc)
-			if j < 0 {
+			j := hitc[0]
+			hitc = hitc[1:]
+			if j == skipped {
 				continue
 			}
 			c := &b.cands[j]
@@ -340,10 +359,13 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 		resp.Matches = append(resp.Matches, sc.match(i+1, &top[i]))
 	}
 	m := &resp.SearchMeta
+	if len(g.Planned) > 0 {
+		m.PlannedRetrievers = make([]string, 0, len(g.Planned))
+	}
 	for _, s := range g.Planned {
 		m.PlannedRetrievers = append(m.PlannedRetrievers, s.Kind.String())
 	}
-	m.CompletedRetrievers, m.TimedOutRetrievers = []string{}, []string{}
+	m.CompletedRetrievers, m.TimedOutRetrievers = make([]string, 0, len(g.Evidence)), []string{}
 	for _, ev := range g.Evidence {
 		switch ev.Outcome {
 		case actors.OK:

@@ -189,11 +189,7 @@ func Availability(c *registry.Capability, rc *registry.RuntimeContext) (registry
 		}
 	}
 
-	gate := registry.GateExecute
-	if c.ResourceType != registry.TypeAction {
-		gate = registry.GateDescribe
-	}
-	if d := Check(c, rc, gate); !d.Allowed && d.Code != CodeOffline && d.Code != CodeDisabled {
+	if d := Check(c, rc, availabilityGate(c)); !d.Allowed && d.Code != CodeOffline && d.Code != CodeDisabled {
 		forbidden = append(forbidden, d.Reason)
 	}
 

@@ -118,97 +118,100 @@ func TestCheckInheritedDeny(t *testing.T) {
 	}
 }
 
+// availabilityCases are TestAvailability's cases: an action changed by mut, asked for by
+// dev() changed by rc. TestTable reuses them.
+var availabilityCases = []struct {
+	name   string
+	mut    func(c *registry.Capability)
+	rc     func(rc *registry.RuntimeContext)
+	want   registry.Availability
+	reason string // substring of some reason
+}{
+	{name: "available", want: registry.Available},
+	{name: "offline", mut: func(c *registry.Capability) { c.Status = registry.StatusOffline },
+		want: registry.Unavailable, reason: "offline"},
+	{name: "disabled", mut: func(c *registry.Capability) { f := false; c.Enabled = &f },
+		want: registry.Unavailable, reason: "disabled"},
+	{name: "health down", mut: func(c *registry.Capability) { c.Health.Status = "down"; c.Health.Message = "503" },
+		want: registry.Unavailable, reason: "health is down: 503"},
+	{name: "health degraded is available", mut: func(c *registry.Capability) { c.Health.Status = "degraded" },
+		want: registry.Available},
+	{name: "budget below min", mut: func(c *registry.Capability) { c.Requirements.MinBudget = 5 },
+		rc: func(rc *registry.RuntimeContext) { rc.Budget = 2 }, want: registry.Unavailable, reason: "min_budget"},
+	{name: "budget unlimited", mut: func(c *registry.Capability) { c.Requirements.MinBudget = 5 },
+		rc: func(rc *registry.RuntimeContext) { rc.Budget = -1 }, want: registry.Available},
+	{name: "budget enough", mut: func(c *registry.Capability) { c.Requirements.MinBudget = 5 },
+		rc: func(rc *registry.RuntimeContext) { rc.Budget = 5 }, want: registry.Available},
+	{name: "os mismatch", mut: func(c *registry.Capability) { c.SupportedOS = []string{"linux", "macos"} },
+		rc: func(rc *registry.RuntimeContext) { rc.OS = "windows" }, want: registry.Incompatible, reason: "os windows"},
+	{name: "os alias darwin", mut: func(c *registry.Capability) { c.SupportedOS = []string{"macos"} },
+		rc: func(rc *registry.RuntimeContext) { rc.OS = "darwin" }, want: registry.Available},
+	{name: "os unknown does not filter", mut: func(c *registry.Capability) { c.SupportedOS = []string{"macos"} },
+		want: registry.Available},
+	{name: "executor missing", mut: func(c *registry.Capability) { c.RequiredExecutors = []string{"shell", "npm"} },
+		rc: func(rc *registry.RuntimeContext) { rc.Executors = []string{"shell"} }, want: registry.Incompatible, reason: "executor npm"},
+	{name: "executors unknown does not filter", mut: func(c *registry.Capability) { c.RequiredExecutors = []string{"npm"} },
+		want: registry.Available},
+	{name: "executors empty but known", mut: func(c *registry.Capability) { c.RequiredExecutors = []string{"npm"} },
+		rc: func(rc *registry.RuntimeContext) { rc.Executors = []string{} }, want: registry.Incompatible},
+	{name: "runtime too old", mut: func(c *registry.Capability) { c.Compatibility.AgentRuntime = ">=2.4" },
+		rc: func(rc *registry.RuntimeContext) { rc.AgentRuntimeVersion = "2.3.9" }, want: registry.Incompatible, reason: "does not satisfy"},
+	{name: "runtime ok", mut: func(c *registry.Capability) { c.Compatibility.AgentRuntime = ">=2.4, <3" },
+		rc: func(rc *registry.RuntimeContext) { rc.AgentRuntimeVersion = "2.10" }, want: registry.Available},
+	{name: "runtime bad constraint", mut: func(c *registry.Capability) { c.Compatibility.AgentRuntime = "~>banana" },
+		rc: func(rc *registry.RuntimeContext) { rc.AgentRuntimeVersion = "2.4" }, want: registry.Incompatible, reason: "invalid version constraint"},
+	{name: "region mismatch", mut: func(c *registry.Capability) { c.Compatibility.Regions = []string{"cn", "us"} },
+		rc: func(rc *registry.RuntimeContext) { rc.Region = "eu" }, want: registry.Incompatible, reason: "region eu"},
+	{name: "region ok", mut: func(c *registry.Capability) { c.Compatibility.Regions = []string{"cn", "us"} },
+		rc: func(rc *registry.RuntimeContext) { rc.Region = "us" }, want: registry.Available},
+	{name: "feature flag off", mut: func(c *registry.Capability) { c.Requirements.FeatureFlags = []string{"beta"} },
+		want: registry.Incompatible, reason: "feature flag beta"},
+	{name: "feature flag on", mut: func(c *registry.Capability) { c.Requirements.FeatureFlags = []string{"beta"} },
+		rc: func(rc *registry.RuntimeContext) { rc.FeatureFlags = []string{"beta"} }, want: registry.Available},
+	{name: "missing credentials", mut: func(c *registry.Capability) { c.Requirements.Credentials = []string{"github", "npm"} },
+		rc: func(rc *registry.RuntimeContext) { rc.Credentials = []string{"github"} }, want: registry.MissingCredentials, reason: "credential npm"},
+	{name: "credentials present", mut: func(c *registry.Capability) { c.Requirements.Credentials = []string{"github"} },
+		rc: func(rc *registry.RuntimeContext) { rc.Credentials = []string{"github"} }, want: registry.Available},
+	{name: "forbidden execute", mut: func(c *registry.Capability) { c.ACL.Execute = []string{"ops"} },
+		want: registry.Forbidden, reason: "acl.execute"},
+	{name: "forbidden by deny", mut: func(c *registry.Capability) { c.ACL.Deny = []string{"dev"} },
+		want: registry.Forbidden, reason: "acl.deny"},
+	{name: "pack needs describe only", mut: func(c *registry.Capability) { c.ResourceType = registry.TypePack; c.ACL.Execute = nil },
+		want: registry.Available},
+	{name: "recipe not describable", mut: func(c *registry.Capability) { c.ResourceType = registry.TypeRecipe; c.ACL.Describe = nil },
+		want: registry.Forbidden},
+	{name: "needs confirmation flag", mut: func(c *registry.Capability) { c.RequiresConfirmation = true },
+		want: registry.NeedsConfirmation, reason: "requires_confirmation"},
+	{name: "needs confirmation side effect I", mut: func(c *registry.Capability) { c.SideEffect = registry.SideEffectImpact },
+		want: registry.NeedsConfirmation, reason: "side effect I"},
+	{name: "needs confirmation critical", mut: func(c *registry.Capability) { c.RiskLevel = registry.RiskCritical },
+		want: registry.NeedsConfirmation, reason: "critical"},
+	{name: "recipe never needs confirmation", mut: func(c *registry.Capability) {
+		c.ResourceType = registry.TypeRecipe
+		c.RequiresConfirmation = true
+	}, want: registry.Available},
+	{name: "unavailable beats incompatible", mut: func(c *registry.Capability) {
+		c.Status = registry.StatusOffline
+		c.SupportedOS = []string{"macos"}
+	}, rc: func(rc *registry.RuntimeContext) { rc.OS = "linux" }, want: registry.Unavailable, reason: "incompatible: os linux"},
+	{name: "incompatible beats credentials", mut: func(c *registry.Capability) {
+		c.Requirements.FeatureFlags = []string{"x"}
+		c.Requirements.Credentials = []string{"k"}
+	}, want: registry.Incompatible, reason: "missing_credentials: credential k"},
+	{name: "credentials beat forbidden", mut: func(c *registry.Capability) {
+		c.Requirements.Credentials = []string{"k"}
+		c.ACL.Execute = nil
+	}, want: registry.MissingCredentials},
+	{name: "forbidden beats confirmation", mut: func(c *registry.Capability) {
+		c.RequiresConfirmation = true
+		c.ACL.Execute = nil
+	}, want: registry.Forbidden},
+	{name: "not visible tenant is forbidden", mut: func(c *registry.Capability) { c.Tenants = []string{"other"} },
+		want: registry.Forbidden, reason: "tenant"},
+}
+
 func TestAvailability(t *testing.T) {
-	tests := []struct {
-		name   string
-		mut    func(c *registry.Capability)
-		rc     func(rc *registry.RuntimeContext)
-		want   registry.Availability
-		reason string // substring of some reason
-	}{
-		{name: "available", want: registry.Available},
-		{name: "offline", mut: func(c *registry.Capability) { c.Status = registry.StatusOffline },
-			want: registry.Unavailable, reason: "offline"},
-		{name: "disabled", mut: func(c *registry.Capability) { f := false; c.Enabled = &f },
-			want: registry.Unavailable, reason: "disabled"},
-		{name: "health down", mut: func(c *registry.Capability) { c.Health.Status = "down"; c.Health.Message = "503" },
-			want: registry.Unavailable, reason: "health is down: 503"},
-		{name: "health degraded is available", mut: func(c *registry.Capability) { c.Health.Status = "degraded" },
-			want: registry.Available},
-		{name: "budget below min", mut: func(c *registry.Capability) { c.Requirements.MinBudget = 5 },
-			rc: func(rc *registry.RuntimeContext) { rc.Budget = 2 }, want: registry.Unavailable, reason: "min_budget"},
-		{name: "budget unlimited", mut: func(c *registry.Capability) { c.Requirements.MinBudget = 5 },
-			rc: func(rc *registry.RuntimeContext) { rc.Budget = -1 }, want: registry.Available},
-		{name: "budget enough", mut: func(c *registry.Capability) { c.Requirements.MinBudget = 5 },
-			rc: func(rc *registry.RuntimeContext) { rc.Budget = 5 }, want: registry.Available},
-		{name: "os mismatch", mut: func(c *registry.Capability) { c.SupportedOS = []string{"linux", "macos"} },
-			rc: func(rc *registry.RuntimeContext) { rc.OS = "windows" }, want: registry.Incompatible, reason: "os windows"},
-		{name: "os alias darwin", mut: func(c *registry.Capability) { c.SupportedOS = []string{"macos"} },
-			rc: func(rc *registry.RuntimeContext) { rc.OS = "darwin" }, want: registry.Available},
-		{name: "os unknown does not filter", mut: func(c *registry.Capability) { c.SupportedOS = []string{"macos"} },
-			want: registry.Available},
-		{name: "executor missing", mut: func(c *registry.Capability) { c.RequiredExecutors = []string{"shell", "npm"} },
-			rc: func(rc *registry.RuntimeContext) { rc.Executors = []string{"shell"} }, want: registry.Incompatible, reason: "executor npm"},
-		{name: "executors unknown does not filter", mut: func(c *registry.Capability) { c.RequiredExecutors = []string{"npm"} },
-			want: registry.Available},
-		{name: "executors empty but known", mut: func(c *registry.Capability) { c.RequiredExecutors = []string{"npm"} },
-			rc: func(rc *registry.RuntimeContext) { rc.Executors = []string{} }, want: registry.Incompatible},
-		{name: "runtime too old", mut: func(c *registry.Capability) { c.Compatibility.AgentRuntime = ">=2.4" },
-			rc: func(rc *registry.RuntimeContext) { rc.AgentRuntimeVersion = "2.3.9" }, want: registry.Incompatible, reason: "does not satisfy"},
-		{name: "runtime ok", mut: func(c *registry.Capability) { c.Compatibility.AgentRuntime = ">=2.4, <3" },
-			rc: func(rc *registry.RuntimeContext) { rc.AgentRuntimeVersion = "2.10" }, want: registry.Available},
-		{name: "runtime bad constraint", mut: func(c *registry.Capability) { c.Compatibility.AgentRuntime = "~>banana" },
-			rc: func(rc *registry.RuntimeContext) { rc.AgentRuntimeVersion = "2.4" }, want: registry.Incompatible, reason: "invalid version constraint"},
-		{name: "region mismatch", mut: func(c *registry.Capability) { c.Compatibility.Regions = []string{"cn", "us"} },
-			rc: func(rc *registry.RuntimeContext) { rc.Region = "eu" }, want: registry.Incompatible, reason: "region eu"},
-		{name: "region ok", mut: func(c *registry.Capability) { c.Compatibility.Regions = []string{"cn", "us"} },
-			rc: func(rc *registry.RuntimeContext) { rc.Region = "us" }, want: registry.Available},
-		{name: "feature flag off", mut: func(c *registry.Capability) { c.Requirements.FeatureFlags = []string{"beta"} },
-			want: registry.Incompatible, reason: "feature flag beta"},
-		{name: "feature flag on", mut: func(c *registry.Capability) { c.Requirements.FeatureFlags = []string{"beta"} },
-			rc: func(rc *registry.RuntimeContext) { rc.FeatureFlags = []string{"beta"} }, want: registry.Available},
-		{name: "missing credentials", mut: func(c *registry.Capability) { c.Requirements.Credentials = []string{"github", "npm"} },
-			rc: func(rc *registry.RuntimeContext) { rc.Credentials = []string{"github"} }, want: registry.MissingCredentials, reason: "credential npm"},
-		{name: "credentials present", mut: func(c *registry.Capability) { c.Requirements.Credentials = []string{"github"} },
-			rc: func(rc *registry.RuntimeContext) { rc.Credentials = []string{"github"} }, want: registry.Available},
-		{name: "forbidden execute", mut: func(c *registry.Capability) { c.ACL.Execute = []string{"ops"} },
-			want: registry.Forbidden, reason: "acl.execute"},
-		{name: "forbidden by deny", mut: func(c *registry.Capability) { c.ACL.Deny = []string{"dev"} },
-			want: registry.Forbidden, reason: "acl.deny"},
-		{name: "pack needs describe only", mut: func(c *registry.Capability) { c.ResourceType = registry.TypePack; c.ACL.Execute = nil },
-			want: registry.Available},
-		{name: "recipe not describable", mut: func(c *registry.Capability) { c.ResourceType = registry.TypeRecipe; c.ACL.Describe = nil },
-			want: registry.Forbidden},
-		{name: "needs confirmation flag", mut: func(c *registry.Capability) { c.RequiresConfirmation = true },
-			want: registry.NeedsConfirmation, reason: "requires_confirmation"},
-		{name: "needs confirmation side effect I", mut: func(c *registry.Capability) { c.SideEffect = registry.SideEffectImpact },
-			want: registry.NeedsConfirmation, reason: "side effect I"},
-		{name: "needs confirmation critical", mut: func(c *registry.Capability) { c.RiskLevel = registry.RiskCritical },
-			want: registry.NeedsConfirmation, reason: "critical"},
-		{name: "recipe never needs confirmation", mut: func(c *registry.Capability) {
-			c.ResourceType = registry.TypeRecipe
-			c.RequiresConfirmation = true
-		}, want: registry.Available},
-		{name: "unavailable beats incompatible", mut: func(c *registry.Capability) {
-			c.Status = registry.StatusOffline
-			c.SupportedOS = []string{"macos"}
-		}, rc: func(rc *registry.RuntimeContext) { rc.OS = "linux" }, want: registry.Unavailable, reason: "incompatible: os linux"},
-		{name: "incompatible beats credentials", mut: func(c *registry.Capability) {
-			c.Requirements.FeatureFlags = []string{"x"}
-			c.Requirements.Credentials = []string{"k"}
-		}, want: registry.Incompatible, reason: "missing_credentials: credential k"},
-		{name: "credentials beat forbidden", mut: func(c *registry.Capability) {
-			c.Requirements.Credentials = []string{"k"}
-			c.ACL.Execute = nil
-		}, want: registry.MissingCredentials},
-		{name: "forbidden beats confirmation", mut: func(c *registry.Capability) {
-			c.RequiresConfirmation = true
-			c.ACL.Execute = nil
-		}, want: registry.Forbidden},
-		{name: "not visible tenant is forbidden", mut: func(c *registry.Capability) { c.Tenants = []string{"other"} },
-			want: registry.Forbidden, reason: "tenant"},
-	}
-	for _, tt := range tests {
+	for _, tt := range availabilityCases {
 		t.Run(tt.name, func(t *testing.T) {
 			c := action(t, tt.mut)
 			rc := dev()

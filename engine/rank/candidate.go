@@ -1,6 +1,9 @@
 package rank
 
 import (
+	"cmp"
+	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/capdex/capdex/registry"
@@ -55,7 +58,10 @@ type Candidate struct {
 	// intents, entities, symptoms, tags), set by Rerank; 1 when Rerank has no TermCache
 	// for the capability (unknown). It measures how much of the request the capability
 	// speaks to in absolute terms, which the fused score (relative to the other candidates
-	// of the same search) cannot; Resolve's MinCoverage floor uses it.
+	// of the same search) cannot; Resolve's MinCoverage floor uses it, on the best usable
+	// candidate. Rerank computes it only for the candidates it ranks up to that one (the
+	// first usable one), and sets it to 0 for the others: it scans the capability's whole
+	// text, and no stage reads it there.
 	Coverage float64
 	// MatchedIntents, MatchedEntities and MatchedSymptoms are the capability's values that
 	// the query matched, set by Rerank.
@@ -106,6 +112,12 @@ func contains(list []string, s string) bool {
 
 // less orders two candidates by Score, then Fused, then id (deterministic).
 func less(a, b *Candidate) int {
+	return lessBy(a, b, false)
+}
+
+// lessBy is less, comparing docIDs instead of ids when byDoc is set: the caller knows that
+// docIDs order the ids (TermCache.byID), and the ids are in capabilities mostly out of cache.
+func lessBy(a, b *Candidate, byDoc bool) int {
 	switch {
 	case a.Score > b.Score:
 		return -1
@@ -115,6 +127,8 @@ func less(a, b *Candidate) int {
 		return -1
 	case a.Fused < b.Fused:
 		return 1
+	case byDoc:
+		return cmp.Compare(a.Doc, b.Doc)
 	}
 	switch {
 	case a.Cap.ID < b.Cap.ID:
@@ -125,61 +139,62 @@ func less(a, b *Candidate) int {
 	return 0
 }
 
-// sortKey is a candidate's place in sortCands: its score and position.
-type sortKey struct {
-	score float64
-	i     int32
-}
-
-// sortCands sorts cands best first (see less). It sorts small keys, each a candidate's
-// score and position (only ties read the candidates), and then moves each candidate once,
-// following the permutation's cycles: a Candidate is large and holds pointers, so moving it
-// is far dearer than comparing.
-func sortCands(cands []Candidate) {
+// sortCands sorts cands best first (see lessBy). It sorts small keys, each a candidate's
+// score and position in one integer, settles with lessBy the order of the candidates whose
+// keys do not tell it, and then moves each candidate once, following the permutation's
+// cycles: a Candidate is large and holds pointers, so moving it is far dearer than
+// comparing.
+func sortCands(cands []Candidate, byDoc bool) {
 	n := len(cands)
 	if n < 2 {
 		return
 	}
-	var buf [128]sortKey
-	var keys []sortKey
-	if n <= len(buf) {
-		keys = buf[:n]
-	} else {
-		keys = make([]sortKey, n)
-	}
 	sorted := true
-	for i := range keys {
-		keys[i] = sortKey{cands[i].Score, int32(i)}
-		if i > 0 && sorted && less(&cands[i-1], &cands[i]) > 0 {
-			sorted = false
-		}
+	for i := 1; i < n && sorted; i++ {
+		sorted = lessBy(&cands[i-1], &cands[i], byDoc) <= 0
 	}
 	if sorted {
 		return
 	}
-	slices.SortFunc(keys, func(a, b sortKey) int {
-		switch {
-		case a.score > b.score:
-			return -1
-		case a.score < b.score:
-			return 1
-		}
-		return less(&cands[a.i], &cands[b.i])
-	})
-	// new[j] = old[keys[j].i], in place.
+	var buf [128]uint64
+	var keys []uint64
+	if n <= len(buf) {
+		keys = buf[:n]
+	} else {
+		keys = make([]uint64, n)
+	}
+	// A key holds the score, best first, in its high bits and the candidate's position in
+	// the low ones: sorted as integers, the keys order the candidates by score except among
+	// scores that differ in the low bits only (ties among them), which an insertion sort by
+	// lessBy then puts right at little cost, as the order is nearly right.
+	low := uint64(1)<<bits.Len(uint(n-1)) - 1
+	for i := range cands {
+		keys[i] = descending(cands[i].Score)&^low | uint64(i)
+	}
+	slices.Sort(keys)
 	for i := range keys {
-		if keys[i].i < 0 {
+		keys[i] &= low
+	}
+	for i := 1; i < n; i++ {
+		for j := i; j > 0 && lessBy(&cands[keys[j-1]], &cands[keys[j]], byDoc) > 0; j-- {
+			keys[j-1], keys[j] = keys[j], keys[j-1]
+		}
+	}
+	// new[j] = old[keys[j]], in place; done marks the keys whose candidate is in place.
+	const done = 1 << 63
+	for i := range keys {
+		if keys[i]&done != 0 {
 			continue
 		}
-		if int(keys[i].i) == i {
-			keys[i].i = -1
+		if int(keys[i]) == i {
+			keys[i] |= done
 			continue
 		}
 		tmp := cands[i]
 		j := i
 		for {
-			k := int(keys[j].i)
-			keys[j].i = -1
+			k := int(keys[j])
+			keys[j] |= done
 			if k == i {
 				cands[j] = tmp
 				break
@@ -188,4 +203,14 @@ func sortCands(cands []Candidate) {
 			j = k
 		}
 	}
+}
+
+// descending returns an integer that orders as the score, in reverse: the larger the score,
+// the smaller the integer.
+func descending(score float64) uint64 {
+	b := math.Float64bits(score)
+	if b>>63 != 0 {
+		return b // negative: the larger the magnitude, the larger the bits
+	}
+	return ^(b | 1<<63)
 }

@@ -173,18 +173,25 @@ func Fuse(cands []Candidate, w Weights) {
 		c.MatchedSymptoms = c.MatchedSymptoms[:0]
 		c.Coverage = 0
 		// Each retriever counts once, at its best rank (the first evidence with it): best[x]
-		// is that evidence's position, +1.
+		// is that evidence's position, +1. xs holds each evidence's retriever index.
 		var best [numRetrievers]int32
+		var xbuf [2 * numRetrievers]int8
+		xs := xbuf[:0]
+		if len(c.Evidence) > len(xbuf) {
+			xs = make([]int8, 0, len(c.Evidence))
+		}
 		for j := range c.Evidence {
 			e := &c.Evidence[j]
-			if x := retrieverIndex(e.Retriever); x >= 0 && e.Rank >= 1 && (best[x] == 0 || e.Rank < c.Evidence[best[x]-1].Rank) {
+			x := retrieverIndex(e.Retriever)
+			xs = append(xs, int8(x))
+			if x >= 0 && e.Rank >= 1 && (best[x] == 0 || e.Rank < c.Evidence[best[x]-1].Rank) {
 				best[x] = int32(j) + 1
 			}
 		}
 		sum := 0.0
 		for j := range c.Evidence {
 			e := &c.Evidence[j]
-			x := retrieverIndex(e.Retriever)
+			x := int(xs[j])
 			if x < 0 || best[x] != int32(j)+1 || wts[x] == 0 {
 				continue // unknown, shadowed, ranked below 1 or weighing nothing
 			}
@@ -204,7 +211,7 @@ func Fuse(cands []Candidate, w Weights) {
 		c.Fused, c.Score = sum, sum
 	}
 	if !w.Unsorted {
-		sortCands(cands)
+		sortCands(cands, false)
 	}
 }
 

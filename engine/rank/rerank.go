@@ -223,138 +223,236 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 	}
 	tc := opts.Terms
 	q := tc.query(terms)
-	qWeight := tc.queryWeight(terms)
-	arena := matchArena(cands, s)
+	q.markValues(tc, &s)
 	var pairBuf [128]uint64
 	pairs := tc.wordPairs(pairBuf[:0], s.Phrase)
 	// What the TermCache tells of every candidate first, reading each record once: a
 	// when_not_to_use entry that names another candidate compares their when_to_use.
 	docs := q.docs[:0]
-	q.touch = touch(cands, tc)
+	q.touch += touch(cands, tc)
+	byDoc := tc != nil && tc.byID // every candidate has a record, so docIDs order ids
+	wanted := [valueKinds]bool{valueIntent: len(s.Intents) > 0, valueEntity: len(s.Entities) > 0, valueSymptom: len(s.Symptoms) > 0}
+	wantAny := wanted != [valueKinds]bool{}
+	room := 0
 	for i := range cands {
-		docs = append(docs, termsFor(&cands[i], tc, q, qWeight, terms, s.Phrase, pairs, opts.AliasBonus != 0))
+		c := &cands[i]
+		m := termsFor(c, tc, q, terms, &pairs, opts.AliasBonus != 0)
+		byDoc = byDoc && m.rec >= 0
+		if wantAny {
+			room += m.matchRoom(c, tc, wanted)
+		}
+		docs = append(docs, m)
+	}
+	// One slice for the matched values of every candidate without room of its own, so
+	// Rerank allocates at most once.
+	var arena []string
+	if room > 0 {
+		arena = make([]string, room)
 	}
 	for i := range cands {
 		c := &cands[i]
 		cp := c.Cap
 		m := &docs[i]
-		score := c.Fused
 		c.Breakdown = trimToFusion(c.Breakdown)
-		add := func(name string, v float64) {
-			if v != 0 {
-				score += v
-				if opts.NoBreakdown {
-					return
-				}
-				c.Breakdown = append(c.Breakdown, registry.ScoreComponent{Name: name, Value: v})
-			}
-		}
-		c.Coverage = m.coverage
-		c.MatchedIntents, arena = matchInto(c.MatchedIntents, arena, cp.Intents, s.Intents)
-		c.MatchedEntities, arena = matchInto(c.MatchedEntities, arena, cp.Entities, s.Entities)
-		c.MatchedSymptoms, arena = matchInto(c.MatchedSymptoms, arena, cp.Symptoms, s.Symptoms)
-		add(CompIntent, opts.IntentBonus*float64(min(len(c.MatchedIntents), opts.MaxIntents)))
-		add(CompEntity, opts.EntityBonus*float64(min(len(c.MatchedEntities), opts.MaxEntities)))
-		add(CompSymptom, opts.SymptomBonus*float64(min(len(c.MatchedSymptoms), opts.MaxSymptoms)))
+		sc := scorer{c: c, score: c.Fused, noBreakdown: opts.NoBreakdown}
+		arena = m.setMatched(c, tc, q, &s, arena)
+		sc.add(CompIntent, opts.IntentBonus*float64(min(len(c.MatchedIntents), opts.MaxIntents)))
+		sc.add(CompEntity, opts.EntityBonus*float64(min(len(c.MatchedEntities), opts.MaxEntities)))
+		sc.add(CompSymptom, opts.SymptomBonus*float64(min(len(c.MatchedSymptoms), opts.MaxSymptoms)))
 		if m.alias {
-			add(CompAlias, opts.AliasBonus)
+			sc.add(CompAlias, opts.AliasBonus)
 		}
 		if opts.WhenToUseBonus != 0 {
-			add(CompWhenToUse, opts.WhenToUseBonus*m.use)
+			sc.add(CompWhenToUse, opts.WhenToUseBonus*m.use)
 		}
 		if s.Scope != "" && (cp.ID == s.Scope || strings.HasPrefix(cp.ID, s.Scope) && len(cp.ID) > len(s.Scope) && cp.ID[len(s.Scope)] == '.') {
-			add(CompScope, opts.ScopeBonus)
+			sc.add(CompScope, opts.ScopeBonus)
 		}
 		if m.attrs.has(attrPack) && opts.PackBias != 0 {
 			if s.Browse {
-				add(CompPackBias, opts.PackBias)
+				sc.add(CompPackBias, opts.PackBias)
 			} else {
-				add(CompPackBias, -opts.PackBias)
+				sc.add(CompPackBias, -opts.PackBias)
 			}
 		}
 		if m.attrs.has(attrRecipe) && opts.RecipeBias != 0 {
 			if s.HowTo {
-				add(CompRecipeBias, opts.RecipeBias)
+				sc.add(CompRecipeBias, opts.RecipeBias)
 			} else {
-				add(CompRecipeBias, -opts.RecipeBias)
+				sc.add(CompRecipeBias, -opts.RecipeBias)
 			}
 		}
-		add(CompAvailability, -availabilityPenalty(c.Availability, &opts))
+		sc.add(CompAvailability, -availabilityPenalty(c.Availability, &opts))
 		if !(s.ExplicitWrite && len(c.MatchedIntents) > 0) {
 			risk := opts.SideEffectPenalty*float64(max(m.attrs.side, 0)) +
 				opts.RiskPenalty*float64(max(m.attrs.risk, 0))
 			risk *= riskFactor
-			add(CompRisk, -risk)
+			sc.add(CompRisk, -risk)
 		}
 		if len(terms) > 0 && opts.WhenNotToUsePenalty != 0 && m.attrs.has(attrWhenNotToUse) {
 			cov := m.notUse
-			if m.d == nil {
+			if m.rec < 0 {
 				cov = rawCoverage(cp.WhenNotToUse, terms)
-			}
-			// an entry naming another candidate ("… (use maintenance.codex.diagnose)") is
-			// met when the query fits that candidate's when_to_use better than this one's
-			for _, r := range tc.refers(m.d) {
-				if j := candidateOf(cands, r); j >= 0 && usable(cands[j].Availability) && docs[j].use > m.use {
-					cov = max(cov, docs[j].use)
+			} else {
+				// an entry naming another candidate ("… (use maintenance.codex.diagnose)")
+				// is met when the query fits that candidate's when_to_use better than this
+				// one's
+				d := &tc.docs[m.rec]
+				for _, r := range tc.nums[d.refer:d.values] {
+					if j := candidateOf(cands, r); j >= 0 && usable(cands[j].Availability) && docs[j].use > m.use {
+						cov = max(cov, docs[j].use)
+					}
 				}
 			}
 			if cov >= opts.WhenNotToUseMin {
-				add(CompWhenNotToUse, -opts.WhenNotToUsePenalty*cov)
+				sc.add(CompWhenNotToUse, -opts.WhenNotToUsePenalty*cov)
 			}
 		}
-		if len(s.Forbidden) > 0 {
-			for _, in := range cp.Intents {
-				if containsFold(s.Forbidden, in) {
-					add(CompForbidden, -opts.ForbiddenPenalty)
-					break
-				}
-			}
+		if len(s.Forbidden) > 0 && m.forbidden(cp, tc, q, s.Forbidden) {
+			sc.add(CompForbidden, -opts.ForbiddenPenalty)
 		}
-		c.Score = score
+		c.Score = sc.score
 	}
-	clear(docs) // a pooled record must not keep an old generation's cache alive
 	q.docs = docs[:0]
+	sortCands(cands, byDoc)
+	// Coverage is read of the best usable candidate only (see Candidate.Coverage).
+	first := true
+	for i := range cands {
+		c := &cands[i]
+		c.Coverage = 0
+		if first {
+			c.Coverage = tc.textCoverage(tc.doc(c), q)
+			first = !usable(c.Availability)
+		}
+	}
 	q.release()
-	sortCands(cands)
 }
 
-// touch reads the first word of each candidate's numbers in the TermCache and of its
-// capability's intents, and returns a sum to keep: these reads miss the cache and do not
-// depend on one another, so the processor overlaps them, where the computation that follows
-// would otherwise wait for each candidate's misses in turn.
+// touch reads a word of every cache line of the numbers Rerank reads of each candidate in
+// the TermCache (all but the descriptive text, read for Coverage of a few candidates only),
+// and returns a sum to keep: these reads miss the cache and do not depend on one another, so
+// the processor overlaps them, where the computation that follows would otherwise wait for
+// each candidate's misses in turn.
 func touch(cands []Candidate, tc *TermCache) uint32 {
+	const lineWords = 64 / 4
 	var sum uint32
 	for i := range cands {
 		c := &cands[i]
-		sum += uint32(len(c.Cap.Intents))
 		if d := tc.doc(c); d != nil {
-			sum += tc.nums[d.off] + tc.nums[d.end-1]
+			for p := d.off; p < d.text; p += lineWords {
+				sum += tc.nums[p]
+			}
+			sum += tc.nums[d.text-1]
 		}
 	}
 	return sum
 }
 
-// candTerms is what Rerank knows of one candidate before scoring it: its TermCache record
-// (nil without one), what the record tells of the query, and the capability's attributes.
+// candTerms is what Rerank knows of one candidate before scoring it: what its TermCache
+// record tells of the query, the capability's attributes and where the record's value
+// numbers lie. It holds no pointers, so Rerank writes one per candidate cheaply.
 type candTerms struct {
-	d *docTerms
 	docMatch
+	rec   int32 // the candidate's docID when it has a TermCache record, else -1
 	attrs attrs
 }
 
+// scorer sums a candidate's score, recording each addend in its Breakdown unless
+// noBreakdown.
+type scorer struct {
+	c           *Candidate
+	score       float64
+	noBreakdown bool
+}
+
+// add adds v (when not zero) as the component name.
+func (s *scorer) add(name string, v float64) {
+	if v == 0 {
+		return
+	}
+	s.score += v
+	if !s.noBreakdown {
+		s.c.Breakdown = append(s.c.Breakdown, registry.ScoreComponent{Name: name, Value: v})
+	}
+}
+
 // termsFor computes a candidate's candTerms: from its record when tc has one for it, else
-// from the capability itself (when_to_use coverage by substring tests, no alias match,
-// Coverage 1). The arguments are Rerank's (see there).
-func termsFor(c *Candidate, tc *TermCache, q *queryTerms, qWeight float64, terms []string, phrase string, pairs []uint64, aliases bool) candTerms {
+// from the capability itself (when_to_use coverage by substring tests, no alias match). The
+// arguments are Rerank's (see there).
+func termsFor(c *Candidate, tc *TermCache, q *queryTerms, terms []string, p *phrasePairs, aliases bool) candTerms {
 	d := tc.doc(c)
 	if d == nil {
-		m := candTerms{attrs: attrsOf(c.Cap), docMatch: docMatch{coverage: 1}}
+		m := candTerms{rec: -1, attrs: attrsOf(c.Cap)}
 		if len(terms) > 0 && len(c.Cap.WhenToUse) > 0 {
 			m.use = rawCoverage(c.Cap.WhenToUse, terms)
 		}
 		return m
 	}
-	return candTerms{d: d, docMatch: tc.match(d, q, qWeight, phrase, pairs, aliases), attrs: d.attrs}
+	return candTerms{rec: int32(c.Doc), docMatch: tc.match(d, q, p, aliases), attrs: d.attrs}
+}
+
+// haves returns the capability's intents, entities and symptoms (by value kind).
+func haves(c *registry.Capability) [valueKinds][]string {
+	return [valueKinds][]string{valueIntent: c.Intents, valueEntity: c.Entities, valueSymptom: c.Symptoms}
+}
+
+// matchRoom returns the room candidate c needs in Rerank's arena for its matched values:
+// for each kind the query names (wanted), all of c's values when c's own storage lacks room
+// for them.
+func (m *candTerms) matchRoom(c *Candidate, tc *TermCache, wanted [valueKinds]bool) int {
+	var counts [valueKinds]int
+	if m.rec >= 0 {
+		counts = tc.valueCounts(&tc.docs[m.rec])
+	} else {
+		for k, v := range haves(c.Cap) {
+			counts[k] = len(v)
+		}
+	}
+	dsts := [valueKinds][]string{valueIntent: c.MatchedIntents, valueEntity: c.MatchedEntities, valueSymptom: c.MatchedSymptoms}
+	n := 0
+	for k, have := range counts {
+		if wanted[k] && cap(dsts[k]) < have {
+			n += have
+		}
+	}
+	return n
+}
+
+// setMatched sets c's MatchedIntents, MatchedEntities and MatchedSymptoms to the
+// capability's values that s names, compared by value number when the candidate has a
+// record (q marks the values s names) and as strings otherwise. Storage comes from arena
+// when c's own lacks room; it returns the rest of the arena.
+func (m *candTerms) setMatched(c *Candidate, tc *TermCache, q *queryTerms, s *Signals, arena []string) []string {
+	if m.rec >= 0 && len(q.marked) == 0 { // the query names no value of the cache
+		c.MatchedIntents, c.MatchedEntities, c.MatchedSymptoms = c.MatchedIntents[:0], c.MatchedEntities[:0], c.MatchedSymptoms[:0]
+		return arena
+	}
+	dsts := [valueKinds]*[]string{valueIntent: &c.MatchedIntents, valueEntity: &c.MatchedEntities, valueSymptom: &c.MatchedSymptoms}
+	if m.rec >= 0 {
+		for k, have := range tc.valuesOf(&tc.docs[m.rec]) {
+			*dsts[k], arena = tc.matchValues(*dsts[k], arena, have, q, 1<<k)
+		}
+		return arena
+	}
+	have, want := haves(c.Cap), [valueKinds][]string{valueIntent: s.Intents, valueEntity: s.Entities, valueSymptom: s.Symptoms}
+	for k, dst := range dsts {
+		*dst, arena = matchInto(*dst, arena, have[k], want[k])
+	}
+	return arena
+}
+
+// forbidden reports whether one of the capability's intents is among the forbidden ones
+// (q marks them when the candidate has a record).
+func (m *candTerms) forbidden(c *registry.Capability, tc *TermCache, q *queryTerms, forbidden []string) bool {
+	if m.rec >= 0 {
+		return q.marksAny(tc.valuesOf(&tc.docs[m.rec])[valueIntent], markForbidden)
+	}
+	for _, in := range c.Intents {
+		if containsFold(forbidden, in) {
+			return true
+		}
+	}
+	return false
 }
 
 // candidateOf returns the position of docID d among cands, or -1.
@@ -390,28 +488,6 @@ func trimToFusion(b []registry.ScoreComponent) []registry.ScoreComponent {
 	return b[:n]
 }
 
-// matchArena returns one slice with room for every candidate's matched values that lack
-// capacity of their own, so Rerank allocates at most once.
-func matchArena(cands []Candidate, s Signals) []string {
-	n := 0
-	for i := range cands {
-		c := &cands[i]
-		if len(s.Intents) > 0 && cap(c.MatchedIntents) < len(c.Cap.Intents) {
-			n += len(c.Cap.Intents)
-		}
-		if len(s.Entities) > 0 && cap(c.MatchedEntities) < len(c.Cap.Entities) {
-			n += len(c.Cap.Entities)
-		}
-		if len(s.Symptoms) > 0 && cap(c.MatchedSymptoms) < len(c.Cap.Symptoms) {
-			n += len(c.Cap.Symptoms)
-		}
-	}
-	if n == 0 {
-		return nil
-	}
-	return make([]string, n)
-}
-
 // matchInto returns the values of have that occur in want, stored in dst's storage when it
 // has room for all of have and carved from arena otherwise, and the rest of the arena.
 func matchInto(dst, arena, have, want []string) ([]string, []string) {
@@ -420,13 +496,35 @@ func matchInto(dst, arena, have, want []string) ([]string, []string) {
 		return dst, arena
 	}
 	for _, h := range have {
-		if !containsFold(want, h) {
-			continue
+		if containsFold(want, h) {
+			dst, arena = carve(dst, arena, len(have))
+			dst = append(dst, h)
 		}
-		if len(dst) == 0 && cap(dst) < len(have) && len(arena) >= len(have) {
-			dst, arena = arena[:0:len(have)], arena[len(have):]
+	}
+	return dst, arena
+}
+
+// matchValues is matchInto for a record's value numbers (have), matching the values q marks
+// with bit.
+func (t *TermCache) matchValues(dst, arena []string, have []uint32, q *queryTerms, bit uint8) ([]string, []string) {
+	dst = dst[:0]
+	if len(q.marked) == 0 {
+		return dst, arena
+	}
+	for _, v := range have {
+		if q.marks[v]&bit != 0 {
+			dst, arena = carve(dst, arena, len(have))
+			dst = append(dst, t.values[v])
 		}
-		dst = append(dst, h)
+	}
+	return dst, arena
+}
+
+// carve gives an empty dst without room for n values storage for n carved from arena, when
+// the arena has that much, and returns dst and the rest of the arena.
+func carve(dst, arena []string, n int) ([]string, []string) {
+	if len(dst) == 0 && cap(dst) < n && len(arena) >= n {
+		return arena[:0:n], arena[n:]
 	}
 	return dst, arena
 }

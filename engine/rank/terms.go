@@ -3,6 +3,7 @@ package rank
 import (
 	"hash/maphash"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"strings"
@@ -22,7 +23,9 @@ import (
 // Rerank reads it for every candidate of every search, documents spread over the whole
 // catalogue, so the layout is flat: one small record per document (docs) and all of a
 // document's numbers side by side in one shared array (nums). A candidate costs a cache miss
-// for its record and a short sequential read, rather than a miss per per-document slice.
+// for its record and a short sequential read, rather than a miss per per-document slice. The
+// record also holds what Rerank compares with the query's intents, entities and symptoms, as
+// value numbers, so Rerank does not read the capability at all.
 type TermCache struct {
 	docs []docTerms
 	// nums holds every document's numbers, one document after the other: see docTerms.
@@ -31,33 +34,45 @@ type TermCache struct {
 	// words or more.
 	aliasKey []string
 	seed     maphash.Seed
-	ids      map[string]uint32 // term → number
+	terms    *termIndex // term → number
 	// idf[term] is the term's inverse document frequency over the descriptive texts (see
 	// descriptiveText) and maxIDF the idf of a term no capability uses.
 	idf    []float32
 	maxIDF float32
+	// values holds every distinct intent, entity and symptom of the capabilities, by value
+	// number; folds maps the foldKey of a value to the numbers of the values with that key.
+	values []string
+	folds  map[string][]uint32
+	// byID: the capabilities' ids increase with their docIDs (as in a registry.Snapshot), so
+	// comparing docIDs compares ids.
+	byID bool
 }
 
 // docTerms is what a TermCache holds of one document. Its numbers are nums[off:end], in the
-// order Rerank reads them:
+// order Rerank reads them, each part from the position the record names to the next:
 //
-//	the when_to_use entries: the count n of the numbers that follow, then n numbers: each
-//	entry's length and its sorted unique term numbers;
-//	the when_not_to_use entries, likewise;
-//	the count r of referrals, then r docIDs: the other capabilities its when_not_to_use
-//	entries name ("… (use maintenance.codex.diagnose)"), where it defers to them;
-//	the hash of the first two words of each alias phrase, low and high halves: an alias can
-//	only be in a query holding that pair (see wordPairs);
-//	from text on, the sorted unique term numbers of the descriptive text.
+//	from off, the when_to_use entries: each entry's length, then its sorted unique term
+//	numbers;
+//	from notUse, the when_not_to_use entries, likewise;
+//	from refer, the docIDs of the other capabilities its when_not_to_use entries name
+//	("… (use maintenance.codex.diagnose)"), where it defers to them;
+//	from values, how many intents, entities and symptoms the capability has, then their
+//	value numbers (see TermCache.values), each list in the capability's order;
+//	from heads, the hash of the first two words of each alias phrase, low and high halves:
+//	an alias can only be in a query holding that pair (see wordPairs);
+//	from text, the sorted unique term numbers of the descriptive text.
 //
-// The alias phrases themselves are aliasKey[alias:alias+nAlias]. The attributes Rerank tests
-// on every candidate are copied here, so it need not read them from the capability.
+// The alias phrases themselves are aliasKey[alias:], one per head. The attributes Rerank
+// tests on every candidate are copied here, so it need not read them from the capability.
 type docTerms struct {
-	cap            *registry.Capability // the capability analysed: a candidate with another is from another generation
-	off, text, end uint32
-	alias, nAlias  uint32
-	attrs          attrs
+	cap                                          *registry.Capability // the capability analysed: a candidate with another is from another generation
+	off, notUse, refer, values, heads, text, end uint32
+	alias                                        uint32
+	attrs                                        attrs
 }
+
+// aliases returns how many alias phrases d has.
+func (d *docTerms) aliases() uint32 { return (d.text - d.heads) / 2 }
 
 // attrs are the attributes of a capability Rerank tests on every candidate.
 type attrs struct {
@@ -98,21 +113,57 @@ func (t *TermCache) doc(c *Candidate) *docTerms {
 	return nil
 }
 
-// termsOf returns d's encoded when_to_use and when_not_to_use entries (see docTerms), the
-// docIDs those name, the hashes of its alias phrases' first word pairs (two numbers each)
-// and the sorted unique term numbers of its descriptive text.
-func (t *TermCache) termsOf(d *docTerms) (use, notUse, refer, heads, text []uint32) {
-	p := d.off
-	n := t.nums[p]
-	use = t.nums[p+1 : p+1+n]
-	p += 1 + n
-	n = t.nums[p]
-	notUse = t.nums[p+1 : p+1+n]
-	p += 1 + n
-	n = t.nums[p]
-	refer = t.nums[p+1 : p+1+n]
-	p += 1 + n
-	return use, notUse, refer, t.nums[p:d.text], t.nums[d.text:d.end]
+// The kinds of values a record holds (docNums.values) and the query marks
+// (queryTerms.marks, as bits 1<<kind).
+const (
+	valueIntent = iota
+	valueEntity
+	valueSymptom
+	valueKinds
+)
+
+// markForbidden marks the values equal to one of the query's forbidden intents.
+const markForbidden uint8 = 1 << valueKinds
+
+// docNums is a record's numbers, decoded (see docTerms).
+type docNums struct {
+	// use and notUse are the encoded when_to_use and when_not_to_use entries.
+	use, notUse []uint32
+	// refer holds the docIDs the when_not_to_use entries name.
+	refer []uint32
+	// values holds the value numbers of the intents, entities and symptoms (by value kind).
+	values [valueKinds][]uint32
+	// heads holds the hashes of the alias phrases' first word pairs, two numbers each.
+	heads []uint32
+	// text holds the sorted unique term numbers of the descriptive text.
+	text []uint32
+}
+
+// termsOf decodes d's numbers.
+func (t *TermCache) termsOf(d *docTerms) docNums {
+	return docNums{
+		use: t.nums[d.off:d.notUse], notUse: t.nums[d.notUse:d.refer], refer: t.nums[d.refer:d.values],
+		values: t.valuesOf(d), heads: t.nums[d.heads:d.text], text: t.nums[d.text:d.end],
+	}
+}
+
+// valueCounts returns how many values of each kind d has.
+func (t *TermCache) valueCounts(d *docTerms) (n [valueKinds]int) {
+	for k := range n {
+		n[k] = int(t.nums[d.values+uint32(k)])
+	}
+	return n
+}
+
+// valuesOf returns d's value numbers, by value kind.
+func (t *TermCache) valuesOf(d *docTerms) (v [valueKinds][]uint32) {
+	p := d.values + valueKinds
+	for k := range v {
+		n := t.nums[d.values+uint32(k)]
+		v[k] = t.nums[p : p+n]
+		p += n
+	}
+	return v
 }
 
 // idWords turns an id's separators into spaces ("maintenance.codex.path_repair").
@@ -159,7 +210,9 @@ type analysed struct {
 // Signals.Terms (for example text.Analyze plus "~"-prefixed concept names) and be safe for
 // concurrent use: the capabilities are analysed on every core, then their terms numbered.
 func NewTermCache(caps []*registry.Capability, analyze func(string) []string) *TermCache {
-	t := &TermCache{ids: make(map[string]uint32), docs: make([]docTerms, len(caps)), seed: maphash.MakeSeed()}
+	t := &TermCache{docs: make([]docTerms, len(caps)), seed: maphash.MakeSeed(), folds: make(map[string][]uint32), byID: true}
+	ids := make(map[string]uint32) // term → number
+	valueIDs := make(map[string]uint32)
 	refer := referrals(caps)
 	// Pass 1, in parallel: analyse, in chunks so the temporary terms stay small.
 	const chunk = 4096
@@ -169,28 +222,24 @@ func NewTermCache(caps []*registry.Capability, analyze func(string) []string) *T
 	var buf []uint32
 	number := func(terms []string, dst []uint32) []uint32 {
 		for _, x := range terms {
-			id, ok := t.ids[x]
+			id, ok := ids[x]
 			if !ok {
-				id = uint32(len(t.ids))
-				t.ids[strings.Clone(x)] = id
+				id = uint32(len(ids))
+				ids[strings.Clone(x)] = id
 			}
 			dst = append(dst, id)
 		}
 		slices.Sort(dst)
 		return slices.Compact(dst)
 	}
-	// entries appends a list of entries to enc as docTerms encodes them: the count of
-	// numbers that follow, then each entry's length and its numbers.
-	var enc []uint32
+	// entries appends a list of entries to the numbers as docTerms encodes them: each
+	// entry's length and its numbers.
 	entries := func(list [][]string) {
-		at := len(enc)
-		enc = append(enc, 0)
 		for _, terms := range list {
 			buf = number(terms, buf[:0])
-			enc = append(enc, uint32(len(buf)))
-			enc = append(enc, buf...)
+			t.nums = append(t.nums, uint32(len(buf)))
+			t.nums = append(t.nums, buf...)
 		}
-		enc[at] = uint32(len(enc) - at - 1)
 	}
 	for base := 0; base < len(caps); base += chunk {
 		part := caps[base:min(base+chunk, len(caps))]
@@ -223,18 +272,30 @@ func NewTermCache(caps []*registry.Capability, analyze func(string) []string) *T
 		// count document frequencies.
 		for i := range part {
 			d, a := base+i, &res[i]
-			enc = enc[:0]
-			entries(a.use)
-			entries(a.notUse)
 			rec := &t.docs[d]
-			*rec = docTerms{cap: caps[d], off: uint32(len(t.nums)), alias: uint32(len(t.aliasKey)), nAlias: uint32(len(a.alias)), attrs: attrsOf(caps[d])}
-			t.nums = append(t.nums, enc...)
-			var r []uint32
+			c := caps[d]
+			*rec = docTerms{cap: c, off: uint32(len(t.nums)), alias: uint32(len(t.aliasKey)), attrs: attrsOf(c)}
+			entries(a.use)
+			rec.notUse = uint32(len(t.nums))
+			entries(a.notUse)
+			rec.refer = uint32(len(t.nums))
 			if refer != nil {
-				r = refer[d]
+				t.nums = append(t.nums, refer[d]...)
 			}
-			t.nums = append(t.nums, uint32(len(r)))
-			t.nums = append(t.nums, r...)
+			rec.values = uint32(len(t.nums))
+			lists := [valueKinds][]string{valueIntent: c.Intents, valueEntity: c.Entities, valueSymptom: c.Symptoms}
+			for _, list := range lists {
+				t.nums = append(t.nums, uint32(len(list)))
+			}
+			for _, list := range lists {
+				for _, v := range list {
+					t.nums = append(t.nums, t.value(valueIDs, v))
+				}
+			}
+			if d > 0 && caps[d-1].ID >= c.ID {
+				t.byID = false
+			}
+			rec.heads = uint32(len(t.nums))
 			for _, k := range a.alias {
 				t.aliasKey = append(t.aliasKey, k)
 				h := t.pairAt(k, 0)
@@ -255,7 +316,8 @@ func NewTermCache(caps []*registry.Capability, analyze func(string) []string) *T
 	}
 	n := float64(len(caps))
 	idf := func(df float64) float32 { return float32(math.Log(1 + (n-df+0.5)/(df+0.5))) }
-	t.idf = make([]float32, len(t.ids))
+	t.terms = newTermIndex(ids)
+	t.idf = make([]float32, len(ids))
 	for id := range t.idf {
 		d := 0.0
 		if id < len(df) {
@@ -266,6 +328,50 @@ func NewTermCache(caps []*registry.Capability, analyze func(string) []string) *T
 	t.maxIDF = idf(0)
 	t.nums = slices.Clip(t.nums)
 	return t
+}
+
+// value returns the number of value v, numbering it when new (ids: the numbers so far).
+func (t *TermCache) value(ids map[string]uint32, v string) uint32 {
+	if id, ok := ids[v]; ok {
+		return id
+	}
+	v = strings.Clone(v)
+	id := uint32(len(t.values))
+	ids[v] = id
+	t.values = append(t.values, v)
+	k := foldKey(v)
+	t.folds[k] = append(t.folds[k], id)
+	return id
+}
+
+// foldKey returns a key shared by exactly the strings that strings.EqualFold finds equal:
+// EqualFold compares rune by rune, each rune equal to those of its case-folding orbit
+// (unicode.SimpleFold), so the key replaces each rune by one member of its orbit: the
+// smallest, lowercased when that is an ASCII capital (so that a folded ASCII string is its
+// own key). Bytes that are not UTF-8 are U+FFFD for both.
+func foldKey(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || 'A' <= c && c <= 'Z' {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for _, r := range s {
+		m := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			m = min(m, f)
+		}
+		if 'A' <= m && m <= 'Z' {
+			m += 'a' - 'A'
+		}
+		b = utf8.AppendRune(b, m)
+	}
+	return string(b)
 }
 
 // referrals returns, per capability, the docIDs of the other capabilities its
@@ -301,32 +407,6 @@ func notIDRune(r rune) bool {
 	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' || r == ':')
 }
 
-// refers returns the docIDs d's when_not_to_use entries name (nil without a record).
-func (t *TermCache) refers(d *docTerms) []uint32 {
-	if d == nil {
-		return nil
-	}
-	_, _, refer, _, _ := t.termsOf(d)
-	return refer
-}
-
-// queryWeight returns the idf-weighted size of a query's terms: the denominator of
-// Candidate.Coverage. Terms no capability uses weigh the most.
-func (t *TermCache) queryWeight(terms []string) float64 {
-	if t == nil {
-		return 0
-	}
-	w := 0.0
-	for _, x := range terms {
-		if id, ok := t.ids[x]; ok {
-			w += float64(t.idf[id])
-		} else if informative(x) {
-			w += float64(t.maxIDF)
-		}
-	}
-	return w
-}
-
 // informative reports whether a query term no capability uses still says something the
 // user needs: not a concept name (those only stand for words already counted), not a CJK
 // bigram (an unknown one mostly spans two words; its characters count on their own) and
@@ -352,38 +432,29 @@ type docMatch struct {
 	// use and notUse are the best coverage of one when_to_use and one when_not_to_use entry
 	// by the query's terms (see queryTerms.coverage).
 	use, notUse float64
-	// coverage is Candidate.Coverage (see textCoverage).
-	coverage float64
 	// alias: the query holds one of the capability's alias phrases (see aliasPhrase).
 	alias bool
 }
 
-// match reads d's numbers once and tells how the query (q: its known terms, total:
-// queryWeight of all its terms, phrase and pairs: its PhraseKey and wordPairs) meets them;
-// aliases only when aliases is set. d must not be nil.
-func (t *TermCache) match(d *docTerms, q *queryTerms, total float64, phrase string, pairs []uint64, aliases bool) docMatch {
-	use, notUse, _, heads, text := t.termsOf(d)
-	m := docMatch{coverage: 1}
-	if total > 0 {
-		m.coverage = t.textShare(text, q) / total
-	}
+// match tells how the query (q, and p: its wordPairs) meets d's numbers; aliases only
+// when aliases is set. d must not be nil.
+func (t *TermCache) match(d *docTerms, q *queryTerms, p *phrasePairs, aliases bool) docMatch {
+	var m docMatch
 	if len(q.nums) > 0 {
-		m.use, m.notUse = q.coverage(use), q.coverage(notUse)
+		m.use, m.notUse = q.coverage(t.nums[d.off:d.notUse]), q.coverage(t.nums[d.notUse:d.refer])
 	}
-	m.alias = aliases && t.aliasIn(d, heads, phrase, pairs)
+	m.alias = aliases && t.aliasIn(d, p)
 	return m
 }
 
-// textCoverage returns the idf-weighted share of the query (q: its known terms, total:
-// queryWeight of all its terms) found in the descriptive text of d's capability. Without a
-// record (no cache for the candidate's generation), or without an informative query term, it
-// is 1: unknown, so it blocks nothing.
-func (t *TermCache) textCoverage(d *docTerms, q *queryTerms, total float64) float64 {
-	if d == nil || total <= 0 {
+// textCoverage returns the idf-weighted share of the query q found in the descriptive text
+// of d's capability. Without a record (no cache for the candidate's generation), or without
+// an informative query term, it is 1: unknown, so it blocks nothing.
+func (t *TermCache) textCoverage(d *docTerms, q *queryTerms) float64 {
+	if d == nil || q.weight <= 0 {
 		return 1
 	}
-	_, _, _, _, text := t.termsOf(d)
-	return t.textShare(text, q) / total
+	return t.textShare(t.nums[d.text:d.end], q) / q.weight
 }
 
 // textShare returns the summed idf of the query's terms found in text (sorted unique term
@@ -394,8 +465,8 @@ func (t *TermCache) textShare(text []uint32, q *queryTerms) float64 {
 	}
 	w := 0.0
 	for _, id := range text {
-		if q.has(id) {
-			w += float64(t.idf[id])
+		if q.bits[id>>6]&(1<<(id&63)) != 0 { // q.has, but every id is below the cache's size
+			w += float64(q.idfOf(id))
 		}
 	}
 	return w
@@ -423,27 +494,28 @@ func ownEntries(entries []string, summary string) []string {
 	return out
 }
 
-// numbers returns the sorted numbers of the query terms the cache knows, appended to dst.
-func (t *TermCache) numbers(dst []uint32, terms []string) []uint32 {
-	if t == nil {
-		return dst
-	}
-	for _, x := range terms {
-		if id, ok := t.ids[x]; ok {
-			dst = append(dst, id)
-		}
-	}
-	slices.Sort(dst)
-	return slices.Compact(dst)
-}
-
 // queryTerms are a query's term numbers: a sorted list, and a bitset over the cache's
-// numbers so an entry's share of them costs one test per term of the entry.
+// numbers so an entry's share of them costs one test per term of the entry; and the values
+// of the cache its intents, entities, symptoms and forbidden intents name.
 type queryTerms struct {
-	nums []uint32
-	bits []uint64 // zero between uses
-	// docs is Rerank's scratch space, kept with the query's to save a pool, and touch the
-	// sum Rerank's touch returns (kept, so that its reads are not optimised away).
+	nums   []uint32
+	bits   []uint64 // zero between uses
+	weight float64  // the idf-weighted size of the terms (see number)
+	// idf holds the idf of each of nums (TermCache.idf is mostly out of cache), and below[w]
+	// how many of nums lie below word w of bits: a number's place in nums is found from
+	// bits alone.
+	idf   []float32
+	below []uint32
+	// marks holds, per value number, the bits 1<<kind of the value kinds whose query list
+	// holds the value, and markForbidden; zero between uses, except at the numbers in marked.
+	marks  []uint8
+	marked []uint32
+	// ids and hashes are the scratch space of termIndex.lookup.
+	ids    []int32
+	hashes []uint64
+	// docs is Rerank's scratch space (without pointers: cheap to write and reuse), kept with
+	// the query's to save a pool, and touch the
+	// sum of the words read ahead (see touch; kept, so that its reads are not optimised away).
 	docs  []candTerms
 	touch uint32
 }
@@ -453,11 +525,11 @@ var queryPool = sync.Pool{New: func() any { return new(queryTerms) }}
 // query numbers and marks the query's terms. Call release when done.
 func (t *TermCache) query(terms []string) *queryTerms {
 	q := queryPool.Get().(*queryTerms)
-	q.nums = t.numbers(q.nums[:0], terms)
+	q.number(t, terms)
 	if len(q.nums) == 0 {
 		return q
 	}
-	words := (len(t.ids) + 63) / 64
+	words := (len(t.idf) + 63) / 64
 	if cap(q.bits) < words {
 		q.bits = make([]uint64, words)
 	}
@@ -465,7 +537,90 @@ func (t *TermCache) query(terms []string) *queryTerms {
 	for _, n := range q.nums {
 		q.bits[n>>6] |= 1 << (n & 63)
 	}
+	q.below = slices.Grow(q.below[:0], words)[:words]
+	k := 0
+	for w, b := range q.bits {
+		q.below[w] = uint32(k)
+		k += bits.OnesCount64(b)
+	}
 	return q
+}
+
+// number sets q's numbers of the terms t knows, sorted and unique, and q's weight: the
+// idf-weighted size of all the terms, the denominator of Candidate.Coverage, where terms no
+// capability uses weigh the most.
+func (q *queryTerms) number(t *TermCache, terms []string) {
+	q.nums, q.idf, q.weight = q.nums[:0], q.idf[:0], 0
+	if t == nil {
+		return
+	}
+	q.ids = slices.Grow(q.ids[:0], len(terms))[:len(terms)]
+	q.hashes = slices.Grow(q.hashes[:0], len(terms))[:len(terms)]
+	q.touch += t.terms.lookup(terms, q.ids, q.hashes)
+	for i, id := range q.ids {
+		if id >= 0 {
+			q.nums = append(q.nums, uint32(id))
+			q.weight += float64(t.idf[id])
+		} else if informative(terms[i]) {
+			q.weight += float64(t.maxIDF)
+		}
+	}
+	slices.Sort(q.nums)
+	q.nums = slices.Compact(q.nums)
+	for _, n := range q.nums {
+		q.idf = append(q.idf, t.idf[n])
+	}
+}
+
+// idfOf returns the idf of n, one of the query's term numbers.
+func (q *queryTerms) idfOf(n uint32) float32 {
+	w := n >> 6
+	return q.idf[q.below[w]+uint32(bits.OnesCount64(q.bits[w]&(1<<(n&63)-1)))]
+}
+
+// markValues marks the values of t that s names: those equal, as containsFold compares
+// (same length, equal under strings.EqualFold), to one of its intents, entities or symptoms,
+// and to one of its forbidden intents.
+func (q *queryTerms) markValues(t *TermCache, s *Signals) {
+	if t == nil {
+		return
+	}
+	if len(q.marks) < len(t.values) {
+		q.marks = make([]uint8, len(t.values))
+	}
+	lists := [...]struct {
+		want []string
+		bit  uint8
+	}{
+		{s.Intents, 1 << valueIntent}, {s.Entities, 1 << valueEntity}, {s.Symptoms, 1 << valueSymptom},
+		{s.Forbidden, markForbidden},
+	}
+	for _, l := range lists {
+		for _, w := range l.want {
+			for _, id := range t.folds[foldKey(w)] {
+				if len(t.values[id]) != len(w) {
+					continue
+				}
+				if q.marks[id] == 0 {
+					q.marked = append(q.marked, id)
+				}
+				q.marks[id] |= l.bit
+			}
+		}
+	}
+}
+
+// marksAny reports whether one of the values (value numbers) has one of the bits.
+func (q *queryTerms) marksAny(values []uint32, bits uint8) bool {
+	if len(q.marked) == 0 {
+		return false
+	}
+	for _, v := range values {
+		if q.marks[v]&bits != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // release clears q and returns it to the pool; q must not be used afterwards.
@@ -473,7 +628,10 @@ func (q *queryTerms) release() {
 	for _, n := range q.nums {
 		q.bits[n>>6] = 0
 	}
-	q.nums, q.bits = q.nums[:0], q.bits[:0]
+	for _, v := range q.marked {
+		q.marks[v] = 0
+	}
+	q.nums, q.bits, q.marked = q.nums[:0], q.bits[:0], q.marked[:0]
 	queryPool.Put(q)
 }
 
@@ -532,48 +690,69 @@ func rawCoverage(raw, terms []string) float64 {
 	return best
 }
 
-// aliasPhrase reports whether the query (phrase: its PhraseKey, pairs: its wordPairs)
-// holds one of the aliases of two words or more (phraseWords) of d's capability as a phrase
-// (false without a record).
-func (t *TermCache) aliasPhrase(d *docTerms, phrase string, pairs []uint64) bool {
+// aliasPhrase reports whether the query (p: its wordPairs) holds one of the aliases of two
+// words or more (phraseWords) of d's capability as a phrase (false without a record).
+func (t *TermCache) aliasPhrase(d *docTerms, p *phrasePairs) bool {
 	if d == nil {
 		return false
 	}
-	_, _, _, heads, _ := t.termsOf(d)
-	return t.aliasIn(d, heads, phrase, pairs)
+	return t.aliasIn(d, p)
 }
 
-// aliasIn is aliasPhrase given heads, the hashes of d's alias phrases' first word pairs.
-func (t *TermCache) aliasIn(d *docTerms, heads []uint32, phrase string, pairs []uint64) bool {
-	if phrase == "" {
+// aliasIn is aliasPhrase for a record.
+func (t *TermCache) aliasIn(d *docTerms, p *phrasePairs) bool {
+	if p.phrase == "" {
 		return false
 	}
-	for i := range d.nAlias {
+	heads := t.nums[d.heads:d.text]
+	for i := range d.aliases() {
 		h := uint64(heads[2*i]) | uint64(heads[2*i+1])<<32
-		if _, ok := slices.BinarySearch(pairs, h); ok && strings.Contains(phrase, t.aliasKey[d.alias+i]) {
+		if !p.mayHold(h) {
+			continue
+		}
+		if _, ok := slices.BinarySearch(p.hashes, h); ok && strings.Contains(p.phrase, t.aliasKey[d.alias+i]) {
 			return true
 		}
 	}
 	return false
 }
 
-// wordPairs appends the sorted hashes of every two adjacent words of a phrase key to dst:
-// an alias's first pair must be among them for the phrase to hold it, which rules most
-// aliases out without searching the phrase.
-func (t *TermCache) wordPairs(dst []uint64, key string) []uint64 {
+// phrasePairs is what alias matching needs of a query's phrase key: the key, the sorted
+// hashes of every two adjacent words (an alias's first pair must be among them for the
+// phrase to hold it, which rules most aliases out without searching the phrase), and a
+// bitset of the hashes' low bytes, which rules most of them out without searching the
+// hashes.
+type phrasePairs struct {
+	phrase string
+	hashes []uint64
+	bloom  [4]uint64
+}
+
+// mayHold reports whether h may be among p's hashes (false: it is not).
+func (p *phrasePairs) mayHold(h uint64) bool {
+	b := uint8(h)
+	return p.bloom[b>>6]&(1<<(b&63)) != 0
+}
+
+// wordPairs returns the word pairs of a phrase key, their hashes appended to dst.
+func (t *TermCache) wordPairs(dst []uint64, key string) phrasePairs {
+	p := phrasePairs{phrase: key, hashes: dst}
 	if t == nil {
-		return dst
+		return p
 	}
 	for i := 0; ; {
 		h, next, ok := t.pairFrom(key, i)
 		if !ok {
 			break
 		}
-		dst = append(dst, h)
+		p.hashes = append(p.hashes, h)
+		b := uint8(h)
+		p.bloom[b>>6] |= 1 << (b & 63)
 		i = next
 	}
-	slices.Sort(dst)
-	return slices.Compact(dst)
+	slices.Sort(p.hashes)
+	p.hashes = slices.Compact(p.hashes)
+	return p
 }
 
 // pairAt returns the hash of the first two words of a phrase key from byte i (0 when it has

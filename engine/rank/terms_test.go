@@ -49,8 +49,7 @@ func TestTermCache(t *testing.T) {
 	}
 	sched := cand("p.schedule_create")
 	t.Run("when_to_use that repeats the summary is dropped", func(t *testing.T) {
-		use, _, _, _, _ := tc.termsOf(tc.doc(sched))
-		if n := len(decodeEntries(use)); n != 1 {
+		if n := len(decodeEntries(tc.termsOf(tc.doc(sched)).use)); n != 1 {
 			t.Fatalf("%d when_to_use entries kept, want 1", n)
 		}
 	})
@@ -60,7 +59,8 @@ func TestTermCache(t *testing.T) {
 		}
 		has := func(q string) bool {
 			k := PhraseKey(q)
-			return tc.aliasPhrase(tc.doc(sched), k, tc.wordPairs(nil, k))
+			p := tc.wordPairs(nil, k)
+			return tc.aliasPhrase(tc.doc(sched), &p)
 		}
 		if !has("please create schedule for bob") {
 			t.Fatal("alias phrase not found")
@@ -73,7 +73,7 @@ func TestTermCache(t *testing.T) {
 			c := &Candidate{Doc: uint32(d), Cap: snap.Caps[d]}
 			for _, a := range aliasKeys(tc, c) {
 				for _, q := range []string{a, " x" + a, a + "y ", " 删 除" + a + "了 "} {
-					if !tc.aliasPhrase(tc.doc(c), q, tc.wordPairs(nil, q)) {
+					if p := tc.wordPairs(nil, q); !tc.aliasPhrase(tc.doc(c), &p) {
 						t.Errorf("%s: alias %q not found in %q", c.Cap.ID, a, q)
 					}
 				}
@@ -84,26 +84,30 @@ func TestTermCache(t *testing.T) {
 		terms := []string{"create", "schedule", "zebra"} // zebra: no capability uses it
 		q := tc.query(terms)
 		defer q.release()
-		total := tc.queryWeight(terms)
-		got := tc.textCoverage(tc.doc(sched), q, total)
-		want := float64(tc.idf[tc.ids["create"]]+tc.idf[tc.ids["schedule"]]) / total
+		got := tc.textCoverage(tc.doc(sched), q)
+		want := float64(tc.idf[number(tc, "create")]+tc.idf[number(tc, "schedule")]) / q.weight
 		if math.Abs(got-want) > 1e-9 || got <= 0 || got >= 1 {
 			t.Fatalf("coverage %v, want %v", got, want)
 		}
-		if c := tc.textCoverage(tc.doc(cand("p.weather")), q, total); c != 0 {
+		if c := tc.textCoverage(tc.doc(cand("p.weather")), q); c != 0 {
 			t.Fatalf("weather covers %v", c)
 		}
-		// Digits and unknown CJK bigrams weigh nothing: an id or a cross-word bigram is no need.
-		if tc.queryWeight([]string{"3pm2", "披萨"}) != 0 {
-			t.Fatalf("weight %v", tc.queryWeight([]string{"3pm2", "披萨"}))
+		weight := func(terms []string) float64 {
+			q := tc.query(terms)
+			defer q.release()
+			return q.weight
 		}
-		if tc.queryWeight([]string{"披"}) != float64(tc.maxIDF) {
+		// Digits and unknown CJK bigrams weigh nothing: an id or a cross-word bigram is no need.
+		if w := weight([]string{"3pm2", "披萨"}); w != 0 {
+			t.Fatalf("weight %v", w)
+		}
+		if weight([]string{"披"}) != float64(tc.maxIDF) {
 			t.Fatal("an unknown CJK character weighs the most")
 		}
 	})
 	t.Run("no cache: coverage unknown", func(t *testing.T) {
 		var none *TermCache
-		if c := none.textCoverage(none.doc(sched), &queryTerms{}, 1); c != 1 {
+		if c := none.textCoverage(none.doc(sched), &queryTerms{weight: 1}); c != 1 {
 			t.Fatalf("coverage %v", c)
 		}
 	})
