@@ -42,6 +42,30 @@ type exactRef struct {
 type exactIndex struct {
 	names map[uint64]uint32
 	multi [][]exactRef
+	// most bounds the size of every name; see mayName.
+	most nameSize
+	// roots holds the first segment of every id; see mayRoot.
+	roots map[string]struct{}
+}
+
+// nameSize measures a name: its words, its letters and digits, and those of them that are
+// CJK (unicode.IsLetter, unicode.IsDigit, text.IsCJK).
+type nameSize struct{ words, letters, cjk int }
+
+// grow raises z to cover the normalised name s.
+func (z *nameSize) grow(s string) {
+	letters, cjk := 0, 0
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			letters++
+			if text.IsCJK(r) {
+				cjk++
+			}
+		}
+	}
+	z.words = max(z.words, strings.Count(s, " ")+1)
+	z.letters = max(z.letters, letters)
+	z.cjk = max(z.cjk, cjk)
 }
 
 // nameKey hashes a normalised name (FNV-1a, 64 bits).
@@ -86,6 +110,7 @@ func (g *Generation) buildExact() {
 		if name == "" {
 			return
 		}
+		x.most.grow(name)
 		key := nameKey(name)
 		v, ok := x.names[key]
 		if !ok {
@@ -114,8 +139,10 @@ func (g *Generation) buildExact() {
 		x.multi[i] = append(x.multi[i], exactRef{doc: uint32(d), form: uint8(form)})
 	}
 	leaves := make(map[string]int, g.n)
+	x.roots = map[string]struct{}{}
 	for _, c := range g.snap.Caps {
 		leaves[registry.Leaf(c.ID)]++
+		x.roots[firstSegment(c.ID)] = struct{}{}
 	}
 	for d, c := range g.snap.Caps {
 		id := c.ID
@@ -166,43 +193,204 @@ func identLike(tok string) bool {
 	return false
 }
 
-// nameTokens splits free text into candidate name tokens: runs of non-CJK letters, digits
-// and the id characters . _ : - / @, trimmed of sentence punctuation.
-func nameTokens(s string, fn func(tok string) bool) {
-	isTok := func(r rune) bool {
-		if r < utf8.RuneSelf {
-			return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' ||
-				strings.IndexByte("._:-/@", byte(r)) >= 0
+// Classes of the ASCII characters in name tokens (nameClass).
+const (
+	cName  = 1 << iota // belongs to name tokens: a letter, a digit or . _ : - / @
+	cSep               // a separator of identLike: . _ : - /
+	cUpper             // an upper-case letter
+)
+
+var nameClass = func() (t [utf8.RuneSelf]uint8) {
+	for c := range t {
+		switch b := byte(c); {
+		case b >= 'A' && b <= 'Z':
+			t[c] = cName | cUpper
+		case b >= 'a' && b <= 'z', b >= '0' && b <= '9', b == '@':
+			t[c] = cName
+		case strings.IndexByte("._:-/", b) >= 0:
+			t[c] = cName | cSep
 		}
-		return (unicode.IsLetter(r) || unicode.IsDigit(r)) && !text.IsCJK(r)
 	}
+	return t
+}()
+
+// nameRune reports whether a non-ASCII rune belongs to name tokens: a letter or digit that
+// is not CJK (CJK is tested first: it is most of the non-ASCII text of queries).
+func nameRune(r rune) bool {
+	return !text.IsCJK(r) && (unicode.IsLetter(r) || unicode.IsDigit(r))
+}
+
+// skipText returns the index of the first rune of a name token at or after i (len(s) when
+// there is none).
+func skipText(s string, i int) int {
+	for i < len(s) {
+		if c := s[i]; c < utf8.RuneSelf {
+			if nameClass[c]&cName != 0 {
+				return i
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if nameRune(r) {
+			return i
+		}
+		i += size
+	}
+	return i
+}
+
+// tokenStart returns the start of the name token that holds the byte s[i].
+func tokenStart(s string, i int) int {
+	for i > 0 {
+		if c := s[i-1]; c < utf8.RuneSelf {
+			if nameClass[c]&cName == 0 {
+				break
+			}
+			i--
+			continue
+		}
+		r, size := utf8.DecodeLastRuneInString(s[:i])
+		if !nameRune(r) {
+			break
+		}
+		i -= size
+	}
+	return i
+}
+
+// tokenEnd returns the end of the name token that holds the byte s[i] and, when i is its
+// start, whether the token might be identLike: whether it holds a separator, or an
+// upper-case letter past its first byte. Trimming only shortens a token, so a token with
+// neither is no name whatever is trimmed.
+func tokenEnd(s string, i int) (int, bool) {
+	var seen uint8
+	j := i
+	for j < len(s) {
+		if c := s[j]; c < utf8.RuneSelf {
+			k := nameClass[c]
+			if k&cName == 0 {
+				break
+			}
+			if j == i {
+				k &^= cUpper
+			}
+			seen |= k
+			j++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[j:])
+		if !nameRune(r) {
+			break
+		}
+		j += size
+	}
+	return j, seen&(cSep|cUpper) != 0
+}
+
+// nameTokens calls fn, in text order, with every token of free text that looks like a name
+// (identLike). Tokens are runs of non-CJK letters, digits and . _ : - / @, trimmed of the
+// separators . : - / @ at either end; only the first maxExactTokens tokens count.
+//
+// When no token can be left out (fewTokens), only the tokens around a separator or an
+// upper-case letter can be names: it finds those bytes and reads each one's token, skipping
+// the words of a sentence at the cost of a table lookup per byte. Otherwise it reads every
+// token, counting (allTokens).
+func nameTokens(s string, fn func(tok string)) {
+	if !fewTokens(s) {
+		allTokens(s, fn)
+		return
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || nameClass[c]&(cSep|cUpper) == 0 {
+			continue
+		}
+		end, _ := tokenEnd(s, i)
+		if tok := trimSeparators(s[tokenStart(s, i):end]); identLike(tok) {
+			fn(tok)
+		}
+		i = end
+	}
+}
+
+// fewTokens reports whether s surely has at most maxExactTokens tokens. A token but the first
+// follows a rune outside tokens, and such a rune holds an ASCII byte outside tokens or a byte
+// past ASCII; k tokens also take at least 2k-1 bytes.
+func fewTokens(s string) bool {
+	if len(s) <= 2*maxExactTokens {
+		return true
+	}
+	n := 1
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || nameClass[c]&cName == 0 {
+			n++
+		}
+	}
+	return n <= maxExactTokens
+}
+
+// allTokens is nameTokens reading every token, so that it stops after maxExactTokens.
+func allTokens(s string, fn func(tok string)) {
 	n := 0
-	for i := 0; i < len(s); {
-		for i < len(s) {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if isTok(r) {
-				break
+	for i := skipText(s, 0); i < len(s); {
+		j, shaped := tokenEnd(s, i)
+		if tok := trimSeparators(s[i:j]); tok != "" {
+			if n++; n > maxExactTokens {
+				return
 			}
-			i += size
-		}
-		j := i
-		for j < len(s) {
-			r, size := utf8.DecodeRuneInString(s[j:])
-			if !isTok(r) {
-				break
-			}
-			j += size
-		}
-		if j > i {
-			tok := strings.Trim(s[i:j], ".:-/@")
-			if tok != "" {
-				if n++; n > maxExactTokens || !fn(tok) {
-					return
-				}
+			if shaped && identLike(tok) {
+				fn(tok)
 			}
 		}
-		i = j
+		i = skipText(s, j)
 	}
+}
+
+// trimSeparators trims the ASCII separators . : - / @ from both ends of a token.
+func trimSeparators(tok string) string {
+	sep := func(c byte) bool { return c == '.' || c == ':' || c == '-' || c == '/' || c == '@' }
+	for len(tok) > 0 && sep(tok[0]) {
+		tok = tok[1:]
+	}
+	for len(tok) > 0 && sep(tok[len(tok)-1]) {
+		tok = tok[:len(tok)-1]
+	}
+	return tok
+}
+
+// mayName reports whether normName(s) could name something: an indexed name, or (for
+// exactPrefix) a dotted prefix of ids. It is false only when that is impossible, so that a
+// long sentence is never folded and split just to miss. Folding maps letters, digits, CJK
+// and spaces to their own kind, and normName trims only other characters, so normName(s)
+// has the letters, digits and CJK of s and at least its words that hold one of them: when
+// s has more than any name, nothing can match. Counting stops at the first "@" (or its
+// full-width form), since the subtree lookup of exactPrefix drops what follows it.
+func (x *exactIndex) mayName(s string) bool {
+	var z nameSize
+	inWord := false
+	for _, r := range s {
+		switch {
+		case r == '@' || r == '＠':
+			return true
+		case unicode.IsSpace(r):
+			inWord = false
+			continue
+		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
+			continue
+		}
+		z.letters++
+		if text.IsCJK(r) {
+			z.cjk++
+		}
+		if !inWord {
+			inWord = true
+			z.words++
+		}
+		if z.words > x.most.words || z.letters > x.most.letters || z.cjk > x.most.cjk {
+			return false
+		}
+	}
+	return true
 }
 
 // stripVersion drops a trailing "@N" version pin ("a.b@3" → "a.b"); other uses of "@" stay.
@@ -252,15 +440,12 @@ func (g *Generation) retrieveExact(q *Query, allow *roaring.Bitmap, limit int) [
 	for _, id := range q.IDs {
 		look(normName(id))
 	}
-	if whole := normName(q.Text); len(whole) <= 512 {
-		look(whole)
-	}
-	nameTokens(q.Text, func(tok string) bool {
-		if identLike(tok) {
-			look(normName(tok))
+	if g.exact.mayName(q.Text) {
+		if whole := normName(q.Text); len(whole) <= 512 {
+			look(whole)
 		}
-		return true
-	})
+	}
+	nameTokens(q.Text, func(tok string) { look(normName(tok)) })
 	s.top.reset(limit)
 	for _, d := range s.docs {
 		s.top.push(cand{doc: d, score: acc[d], mask: seen[d]})
@@ -272,6 +457,9 @@ func (g *Generation) retrieveExact(q *Query, allow *roaring.Bitmap, limit int) [
 // exactPrefix adds the documents under a dotted prefix that names no capability itself, closer
 // ones scoring higher.
 func (g *Generation) exactPrefix(s *scratch, prefix string, allow *roaring.Bitmap) {
+	if !g.exact.mayRoot(prefix) {
+		return
+	}
 	self, lo, hi := g.subtree(prefix)
 	if self >= 0 || lo >= hi {
 		return
@@ -290,6 +478,26 @@ func (g *Generation) exactPrefix(s *scratch, prefix string, allow *roaring.Bitma
 		seen[d] |= 1 << exPrefix
 		acc[d] = max(acc[d], sc)
 	}
+}
+
+// mayRoot reports whether the subtree lookup of exactPrefix can find ids under prefix, so
+// that a dotted word of a query ("e.g.", "50.2", "report.pdf") costs a map lookup rather than
+// two binary searches over the ids: that lookup reads prefix up to its first "@", and the
+// ids under it start with its first segment.
+func (x *exactIndex) mayRoot(prefix string) bool {
+	if i := strings.IndexByte(prefix, '@'); i >= 0 {
+		prefix = prefix[:i]
+	}
+	_, ok := x.roots[firstSegment(prefix)]
+	return ok
+}
+
+// firstSegment returns s up to its first dot.
+func firstSegment(s string) string {
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 var exactNamesOf = newNameTable(func(b int) string {

@@ -79,6 +79,9 @@ type Store struct {
 	// gen mirrors meta/gen, the committed registry generation. Written under wmu.
 	gen atomic.Uint64
 
+	// hist caches the uses Uses has read; RecordUse keeps it exact (see histCache).
+	hist histCache
+
 	// secMu serializes Secret so one name is generated once.
 	secMu sync.Mutex
 
