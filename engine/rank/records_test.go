@@ -13,8 +13,9 @@ import (
 	"github.com/capdex/capdex/registry"
 )
 
-// recordCatalogues returns the built-in registry and a generated catalogue, as snapshots.
-func recordCatalogues(t *testing.T) map[string]*registry.Snapshot {
+// recordCatalogues returns the built-in registry and a catalogue generated from seed, as
+// snapshots.
+func recordCatalogues(t *testing.T, seed int64) map[string]*registry.Snapshot {
 	t.Helper()
 	builtin, err := registry.Builtin()
 	if err != nil {
@@ -25,7 +26,7 @@ func recordCatalogues(t *testing.T) map[string]*registry.Snapshot {
 		n = 500
 	}
 	out := map[string]*registry.Snapshot{}
-	for name, caps := range map[string][]*registry.Capability{"builtin": builtin, "generated": testcat.GenerateCatalog(n, 9)} {
+	for name, caps := range map[string][]*registry.Capability{"builtin": builtin, "generated": testcat.GenerateCatalog(n, seed)} {
 		snap, err := registry.NewSnapshot(1, caps)
 		if err != nil {
 			t.Fatal(err)
@@ -39,7 +40,7 @@ func recordCatalogues(t *testing.T) map[string]*registry.Snapshot {
 // symptoms, in order, as value numbers, and that the cache knows its capabilities are in id
 // order.
 func TestTermCacheValues(t *testing.T) {
-	for name, snap := range recordCatalogues(t) {
+	for name, snap := range recordCatalogues(t, 9) {
 		t.Run(name, func(t *testing.T) {
 			tc := NewTermCache(snap.Caps, simpleAnalyze)
 			if !tc.byID {
@@ -95,7 +96,7 @@ func TestFoldKey(t *testing.T) {
 // values differ from the capabilities' in case.
 func TestRerankValuesByRecord(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 4))
-	for name, snap := range recordCatalogues(t) {
+	for name, snap := range recordCatalogues(t, 9) {
 		t.Run(name, func(t *testing.T) {
 			tc := NewTermCache(snap.Caps, simpleAnalyze)
 			var pool [valueKinds][]string
@@ -242,7 +243,7 @@ func TestTermIndex(t *testing.T) {
 func TestRerankCoverage(t *testing.T) {
 	r := rand.New(rand.NewPCG(6, 6))
 	avails := []registry.Availability{registry.Available, registry.Forbidden, registry.Unavailable, registry.Incompatible}
-	for name, snap := range recordCatalogues(t) {
+	for name, snap := range recordCatalogues(t, 9) {
 		t.Run(name, func(t *testing.T) {
 			tc := NewTermCache(snap.Caps, simpleAnalyze)
 			opts := DefaultRerankOptions()

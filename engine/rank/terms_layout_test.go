@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capdex/capdex/index/testcat"
 	"github.com/capdex/capdex/registry"
 )
 
@@ -107,20 +106,8 @@ func buildPerDoc(caps []*registry.Capability, analyze func(string) []string) *pe
 // reference (same term numbers, entries, aliases, referrals, idf) and the attributes of the
 // capability.
 func TestTermCacheLayout(t *testing.T) {
-	builtin, err := registry.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 3000
-	if testing.Short() {
-		n = 500
-	}
-	for name, caps := range map[string][]*registry.Capability{"builtin": builtin, "generated": testcat.GenerateCatalog(n, 5)} {
+	for name, snap := range recordCatalogues(t, 5) {
 		t.Run(name, func(t *testing.T) {
-			snap, err := registry.NewSnapshot(1, caps)
-			if err != nil {
-				t.Fatal(err)
-			}
 			tc := NewTermCache(snap.Caps, simpleAnalyze)
 			want := buildPerDoc(snap.Caps, simpleAnalyze)
 			if len(tc.idf) != len(want.ids) || !slices.Equal(tc.idf, want.idf) {
