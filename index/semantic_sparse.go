@@ -319,12 +319,20 @@ type semScratch struct {
 	touched []uint32               // the documents with a partial score
 	lw      *[maxCommonLists]int32 // the query's weight per common id, zero between uses
 	terms   []semTerm
-	common  []int32  // the query's common terms, by index in terms
-	rare    []int32  // the query's rarer terms walked, by index in terms
-	part    []int32  // kthLargest's values: the rarer terms' weights or the candidates' partial scores
-	chosen  []uint32 // the candidates complete completes
-	slots   []int32  // mergeTerms' table, zero between uses
+	common  []int32            // the query's common terms, by index in terms
+	rare    []int32            // the query's rarer terms walked, by index in terms
+	part    []int32            // kthLargest's values: the rarer terms' weights or the candidates' partial scores
+	chosen  []uint32           // the candidates complete completes
+	sel     []int32            // kthLargestSpan's buffer
+	slots   []int32            // mergeTerms' table, zero between uses
+	marks   []int32            // queryTerms' marks, by list, zero between uses
+	fids    []uint32           // queryTerms' feature ids, then lists
+	fws     []float32          // queryTerms' weights
+	qvec    embed.SparseVector // the query's vector, its buffers reused (embed.SparseIntoEmbedder)
 }
+
+// maxPooledQuery bounds the features of a query vector whose buffers semScratch keeps.
+const maxPooledQuery = 1 << 14
 
 var semScratchPool = sync.Pool{New: func() any { return &semScratch{lw: new([maxCommonLists]int32)} }}
 
@@ -349,12 +357,20 @@ type semTerm struct {
 // float conversions dominated (in a micro-benchmark of the forward postings).
 func (g *Generation) semanticSparse(q *Query, allow *roaring.Bitmap, limit int) []Hit {
 	x := &g.sem
-	v := x.sparse.EmbedSparse(q.Text)
+	st := semScratchPool.Get().(*semScratch)
+	defer semScratchPool.Put(st)
+	var v embed.SparseVector
+	if se, ok := x.sparse.(embed.SparseIntoEmbedder); ok {
+		v = se.EmbedSparseInto(st.qvec, q.Text)
+		if len(v.Idx) <= maxPooledQuery { // a huge query: do not pin its buffers
+			st.qvec = v
+		}
+	} else {
+		v = x.sparse.EmbedSparse(q.Text)
+	}
 	if len(v.Idx) == 0 {
 		return nil
 	}
-	st := semScratchPool.Get().(*semScratch)
-	defer semScratchPool.Put(st)
 	ts, sum := x.queryTerms(st, v)
 	if sum == 0 {
 		return nil
@@ -485,17 +501,61 @@ func (st *semScratch) reset() {
 func (x *semIndex) queryTerms(st *semScratch, v embed.SparseVector) ([]semTerm, float64) {
 	// Each pass resolves one level and the next pass reads what it found: the loads of a
 	// pass are independent, so their cache misses can overlap.
-	ts := st.terms[:0]
+	if len(x.lists) > maxListMarks {
+		ts := st.terms[:0]
+		for i, f := range v.Idx {
+			if id, ok := x.feature(f); ok {
+				ts = append(ts, semTerm{list: id, w: v.Val[i]})
+			}
+		}
+		for i := range ts {
+			fe := &x.feats[ts[i].list]
+			ts[i].list, ts[i].w = fe.list, ts[i].w*fe.scale
+		}
+		return x.finishTerms(st, mergeTerms(st, ts))
+	}
+	// features → feature ids and the query's values (in st.fids, st.fws), → lists and
+	// weights, merged per list through st.marks (1 + the index of the list's term, zero
+	// between uses): the weights of one list summed in feature order into its first term
+	ids, ws := slices.Grow(st.fids[:0], len(v.Idx))[:len(v.Idx)], slices.Grow(st.fws[:0], len(v.Idx))[:len(v.Idx)]
+	n := 0
 	for i, f := range v.Idx {
 		if id, ok := x.feature(f); ok {
-			ts = append(ts, semTerm{list: id, w: v.Val[i]})
+			ids[n], ws[n] = id, v.Val[i]
+			n++
 		}
 	}
-	for i := range ts {
-		fe := &x.feats[ts[i].list]
-		ts[i].list, ts[i].w = fe.list, ts[i].w*fe.scale
+	ids, ws = ids[:n], ws[:n:n]
+	st.fids, st.fws = ids, ws
+	for i, id := range ids {
+		fe := &x.feats[id]
+		ids[i], ws[i] = fe.list, ws[i]*fe.scale
 	}
-	ts = mergeTerms(st, ts)
+	if len(st.marks) < len(x.lists) {
+		st.marks = make([]int32, len(x.lists))
+	}
+	marks := st.marks
+	ts := slices.Grow(st.terms[:0], n)[:n]
+	n = 0
+	for i, l := range ids {
+		if m := marks[l]; m != 0 {
+			ts[m-1].w += ws[i]
+			continue
+		}
+		ts[n] = semTerm{list: l, w: ws[i]}
+		n++
+		marks[l] = int32(n)
+	}
+	ts = ts[:n]
+	for i := range ts {
+		marks[ts[i].list] = 0
+	}
+	return x.finishTerms(st, ts)
+}
+
+// finishTerms fills in the lists of the query's merged terms, keeps them in st.terms and
+// returns them with the sum of their absolute weights.
+func (x *semIndex) finishTerms(st *semScratch, ts []semTerm) ([]semTerm, float64) {
 	var sum float64
 	for i := range ts {
 		t, sl := &ts[i], &x.lists[ts[i].list]
@@ -531,6 +591,11 @@ func mergeTerms(st *semScratch, ts []semTerm) []semTerm {
 	clear(slots)
 	return out
 }
+
+// maxListMarks bounds the posting lists for which queryTerms keeps a mark per
+// list (4 bytes each, in every scratch) to merge a query's terms; more lists take
+// mergeTerms' hash table.
+const maxListMarks = 1 << 22
 
 // strongest returns the k terms of idx with the largest weights (and any tied with the
 // k-th), in their order.
@@ -573,15 +638,21 @@ func (x *semIndex) completionCost(n, cands int) int {
 func (x *semIndex) complete(st *semScratch, top *topN, step float64, cands int) {
 	acc, chosen := st.acc, st.touched
 	if len(chosen) > cands {
-		part := st.part[:0]
-		for _, d := range chosen {
-			part = append(part, acc[d])
+		// the partial scores, in the order of touched, and their span; kthLargestSpan
+		// leaves part as it is (its ranges go to st.sel), so the choice reads it again
+		part := slices.Grow(st.part[:0], len(chosen))[:len(chosen)]
+		lo, hi := acc[chosen[0]], acc[chosen[0]]
+		for i, d := range chosen {
+			sc := acc[d]
+			part[i] = sc
+			lo, hi = min(lo, sc), max(hi, sc)
 		}
-		floor := kthLargest(part, cands-1)
+		st.sel = slices.Grow(st.sel[:0], len(part))
+		floor := kthLargestSpan(part, cands-1, lo, hi, st.sel)
 		st.part = part
 		chosen = st.chosen[:0]
-		for _, d := range st.touched {
-			if acc[d] >= floor {
+		for i, d := range st.touched[:len(part)] {
+			if part[i] >= floor {
 				chosen = append(chosen, d)
 			}
 		}
@@ -612,11 +683,18 @@ func (x *semIndex) complete(st *semScratch, top *topN, step float64, cands int) 
 // a value and no unpredictable branch but the range test; quickselect's partitions
 // mispredicted about every other comparison (6 µs for 500 partial scores).
 func kthLargest(v []int32, k int) int32 {
+	lo, hi := v[0], v[0]
+	for _, x := range v[1:] {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	return kthLargestSpan(v, k, lo, hi, v)
+}
+
+// kthLargestSpan is kthLargest of v given its smallest and largest values lo and hi: the
+// first pass keeps its range in buf (which may be v; else v is left as it is, and buf
+// needs room for all of v), the next ones in place.
+func kthLargestSpan(v []int32, k int, lo, hi int32, buf []int32) int32 {
 	for {
-		lo, hi := v[0], v[0]
-		for _, x := range v[1:] {
-			lo, hi = min(lo, x), max(hi, x)
-		}
 		if lo == hi {
 			return lo
 		}
@@ -629,14 +707,19 @@ func kthLargest(v []int32, k int) int32 {
 		for ; int(count[r]) <= k; r-- {
 			k -= int(count[r])
 		}
+		buf = buf[:len(v)]
 		n := 0
 		for _, x := range v {
 			if int(uint32(x-lo)>>shift) == r {
-				v[n] = x
+				buf[n] = x
 				n++
 			}
 		}
-		v = v[:n]
+		v = buf[:n]
+		lo, hi = v[0], v[0]
+		for _, x := range v[1:] {
+			lo, hi = min(lo, x), max(hi, x)
+		}
 	}
 }
 
@@ -647,6 +730,7 @@ func kthLargest(v []int32, k int) int32 {
 //
 //go:noinline
 func dotForward(fwd []uint16, c uint16, sum int32, lw *[maxCommonLists]int32) int32 {
+	_ = lw[0] // the nil check, out of the loop
 	for _, r := range fwd {
 		c += r & 0xff
 		sum += lw[c] * int32(int8(r>>8))
@@ -657,33 +741,73 @@ func dotForward(fwd []uint16, c uint16, sum int32, lw *[maxCommonLists]int32) in
 // dotForward2 returns dotForward of two documents, interleaved as long as both have
 // records.
 func dotForward2(a, b []uint16, lw *[maxCommonLists]int32) (int32, int32) {
-	var sa, sb int32
-	ca, cb := uint16(0), uint16(0)
 	n := min(len(a), len(b))
-	for i, ra := range a[:n] {
+	ca, cb, sa, sb := dotForwardPairs(a[:n], b[:n], lw)
+	return dotForward(a[n:], ca, sa, lw), dotForward(b[n:], cb, sb, lw)
+}
+
+// dotForwardPairs is dotForward2's interleaved loop over the records of two documents, a
+// and b of one length, returning the common ids reached and the sums. (A function of its
+// own so that the loop keeps its values in registers.)
+//
+//go:noinline
+func dotForwardPairs(a, b []uint16, lw *[maxCommonLists]int32) (ca, cb uint16, sa, sb int32) {
+	b = b[:len(a)]
+	_ = lw[0]
+	for i, ra := range a {
 		rb := b[i]
 		ca += ra & 0xff
 		cb += rb & 0xff
 		sa += lw[ca] * int32(int8(ra>>8))
 		sb += lw[cb] * int32(int8(rb>>8))
 	}
-	return dotForward(a[n:], ca, sa, lw), dotForward(b[n:], cb, sb, lw)
+	return ca, cb, sa, sb
 }
 
 // accumulate adds t's weight × the values of its list to the allowed documents' scores,
 // and appends the documents seen for the first time to st.touched.
 func (x *semIndex) accumulate(st *semScratch, t *semTerm, bits []uint64) {
-	acc, seen, touched, w := st.acc, st.seen, st.touched, t.wi
-	for _, p := range x.post[t.start : t.start+t.df] {
+	post := x.post[t.start : t.start+t.df]
+	n := len(st.touched)
+	// grown before the loops, so that no call to grow it keeps their values out of
+	// registers
+	touched := slices.Grow(st.touched, len(post))[:n+len(post)]
+	if bits == nil {
+		n = accumulateAll(post, t.wi, st.acc, st.seen, touched, n)
+	} else {
+		n = accumulateAllowed(post, t.wi, st.acc, st.seen, touched, n, bits)
+	}
+	st.touched = touched[:n]
+}
+
+// accumulateAll is accumulate's loop for every document: it adds w × the postings' values
+// to acc, records the documents not yet in seen in touched[n:] and returns the new n.
+func accumulateAll(post []uint32, w int32, acc []int32, seen []uint64, touched []uint32, n int) int {
+	for _, p := range post {
 		d := p >> 8
-		if bits != nil && bits[d>>6]&(1<<(d&63)) == 0 {
+		if m := uint64(1) << (d & 63); seen[d>>6]&m == 0 {
+			seen[d>>6] |= m
+			touched[n] = d
+			n++
+		}
+		acc[d] += w * int32(int8(p))
+	}
+	return n
+}
+
+// accumulateAllowed is accumulateAll for the documents of bits only.
+func accumulateAllowed(post []uint32, w int32, acc []int32, seen []uint64, touched []uint32, n int, bits []uint64) int {
+	for _, p := range post {
+		d := p >> 8
+		if bits[d>>6]&(1<<(d&63)) == 0 {
 			continue
 		}
 		if m := uint64(1) << (d & 63); seen[d>>6]&m == 0 {
 			seen[d>>6] |= m
-			touched = append(touched, d)
+			touched[n] = d
+			n++
 		}
 		acc[d] += w * int32(int8(p))
 	}
-	st.touched = touched
+	return n
 }

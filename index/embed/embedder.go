@@ -31,6 +31,14 @@ type SparseEmbedder interface {
 	EmbedSparse(text string) SparseVector
 }
 
+// SparseIntoEmbedder is a SparseEmbedder that can reuse the buffers of a vector the caller
+// is done with: EmbedSparseInto(dst, text) equals EmbedSparse(text), written in dst.Idx
+// and dst.Val when their capacity holds it (so it no longer holds dst).
+type SparseIntoEmbedder interface {
+	SparseEmbedder
+	EmbedSparseInto(dst SparseVector, text string) SparseVector
+}
+
 // Len is the number of non-zero entries.
 func (v SparseVector) Len() int { return len(v.Idx) }
 

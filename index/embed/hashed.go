@@ -2,6 +2,7 @@ package embed
 
 import (
 	"context"
+	"encoding/binary"
 	"math"
 	"math/bits"
 	"slices"
@@ -122,8 +123,10 @@ func (f feat) w() float32  { return math.Float32frombits(uint32(f)) }
 
 type hashedScratch struct {
 	feats    []feat
-	tmp      []feat       // sort buffer
-	bins     []int32      // binSort's counters
+	tmp      []feat   // sort buffer
+	bins     []int32  // binSort's counters
+	idx      []uint32 // EmbedSparse's merged vector, before it is copied out
+	val      []float32
 	toks     []text.Token // the scanned text, for the concept matcher
 	concepts []int32
 	sc       text.Scanner
@@ -136,7 +139,16 @@ var scratchPool = sync.Pool{New: func() any {
 }}
 
 // EmbedSparse returns the sparse vector of s; the empty vector when s has no features.
-func (h *Hashed) EmbedSparse(s string) SparseVector {
+func (h *Hashed) EmbedSparse(s string) SparseVector { return h.embedSparse(SparseVector{}, s, true) }
+
+// EmbedSparseInto returns EmbedSparse(s) in the buffers of dst (an earlier vector the
+// caller no longer needs) when they are large enough, else in new ones.
+func (h *Hashed) EmbedSparseInto(dst SparseVector, s string) SparseVector {
+	return h.embedSparse(dst, s, false)
+}
+
+// embedSparse is EmbedSparse (exact) or EmbedSparseInto (see finish).
+func (h *Hashed) embedSparse(dst SparseVector, s string, exact bool) SparseVector {
 	st := scratchPool.Get().(*hashedScratch)
 	defer scratchPool.Put(st)
 	feats := st.feats[:0]
@@ -171,10 +183,10 @@ func (h *Hashed) EmbedSparse(s string) SparseVector {
 	st.toks = toks[:0]
 
 	st.feats = feats
-	v := st.finish(h.bits)
+	v := st.finish(h.bits, dst, exact)
 	st.feats = st.feats[:0]
-	if cap(st.feats) > maxPooledFeats || cap(st.tmp) > maxPooledFeats || cap(st.toks) > maxPooledFeats/4 { // a huge text: do not pin its buffers
-		st.feats, st.tmp, st.toks = make([]feat, 0, 256), nil, make([]text.Token, 0, 64)
+	if cap(st.feats) > maxPooledFeats || cap(st.tmp) > maxPooledFeats || cap(st.toks) > maxPooledFeats/4 || cap(st.idx) > maxPooledFeats { // a huge text: do not pin its buffers
+		st.feats, st.tmp, st.toks, st.idx, st.val = make([]feat, 0, 256), nil, make([]text.Token, 0, 64), nil, nil
 	}
 	return v
 }
@@ -184,6 +196,9 @@ const maxPooledFeats = 1 << 14
 
 // gramFeatures appends the character n-grams of a folded word wrapped as "<word>".
 func (h *Hashed) gramFeatures(feats []feat, st *hashedScratch, word []byte) []feat {
+	if len(word) > 0 && len(word) <= maxGramRunes && (h.mask != 0 || h.dim == 1) && isASCII(word) {
+		return h.asciiGramFeatures(feats, st, word)
+	}
 	marked := append(append(append(st.marked[:0], '<'), word...), '>')
 	st.marked = marked
 	offs := st.offs[:0]
@@ -227,15 +242,89 @@ func (h *Hashed) gramFeatures(feats []feat, st *hashedScratch, word []byte) []fe
 	return feats
 }
 
-// cjkFeatures appends the unigrams and bigrams of a CJK run.
+// isASCII reports whether b is all ASCII, eight bytes at a time.
+func isASCII(b []byte) bool {
+	var or uint64
+	for ; len(b) >= 8; b = b[8:] {
+		or |= binary.LittleEndian.Uint64(b)
+	}
+	for _, c := range b {
+		or |= uint64(c)
+	}
+	return or&0x8080808080808080 == 0
+}
+
+// gramNS is the FNV state after the gram namespace.
+var gramNS = fnvByte(fnvOffset, nsGram)
+
+// fnvByte is one step of FNV-1a.
+func fnvByte(x uint64, c byte) uint64 { return (x ^ uint64(c)) * fnvPrime }
+
+// asciiGramFeatures is gramFeatures for a word of 1 to maxGramRunes ASCII bytes (one
+// rune each) and a power-of-two dimension: the same n-grams, 3 to 5 bytes of "<word>",
+// hashed once per start as there, without rune offsets, in straight-line code.
+func (h *Hashed) asciiGramFeatures(feats []feat, st *hashedScratch, word []byte) []feat {
+	m := append(append(append(st.marked[:0], '<'), word...), '>')
+	st.marked = m
+	// "<word>" has R = len(word)+2 runes, and and R-4 (when positive) 3-, 4- and
+	// 5-grams
+	R := len(m)
+	k := R - 2 + max(R-3, 0) + max(R-4, 0)
+	w := uint64(math.Float32bits(float32(weightGrams / math.Sqrt(float64(k)))))
+	n0 := len(feats)
+	feats = slices.Grow(feats, k)[:n0+k]
+	out := feats[n0:]
+	mask, ns := h.mask, gramNS
+	red := func(x uint64) feat { return feat((mix(x)&mask)<<32 | w) }
+	o, a := 0, 0
+	for ; a+5 <= R; a++ { // a 3-, 4- and 5-gram start at a
+		g, f := m[a:a+5:a+5], out[o:o+3:o+3]
+		x := (ns ^ uint64(g[0])) * fnvPrime
+		x = (x ^ uint64(g[1])) * fnvPrime
+		x = (x ^ uint64(g[2])) * fnvPrime
+		f[0] = red(x)
+		x = (x ^ uint64(g[3])) * fnvPrime
+		f[1] = red(x)
+		x = (x ^ uint64(g[4])) * fnvPrime
+		f[2] = red(x)
+		o += 3
+	}
+	for ; a+3 <= R; a++ { // the last starts: a 3-gram, and a 4-gram when it fits
+		x := (ns ^ uint64(m[a])) * fnvPrime
+		x = (x ^ uint64(m[a+1])) * fnvPrime
+		x = (x ^ uint64(m[a+2])) * fnvPrime
+		out[o] = red(x)
+		o++
+		if a+4 <= R {
+			x = (x ^ uint64(m[a+3])) * fnvPrime
+			out[o] = red(x)
+			o++
+		}
+	}
+	return feats
+}
+
+// cjkFeatures appends the unigrams and bigrams of a CJK run. A bigram's hash goes on from
+// its first rune's (the unigram's), and each rune is decoded once.
 func (h *Hashed) cjkFeatures(feats []feat, run string) []feat {
+	if len(run) == 0 {
+		return feats
+	}
+	ns := fnvByte(fnvOffset, nsCJK)
+	_, n := utf8.DecodeRuneInString(run)
 	for i := 0; i < len(run); {
-		_, n := utf8.DecodeRuneInString(run[i:])
 		j := i + n
-		feats = append(feats, mkFeat(h.bucket(nsCJK, run[i:j]), weightUnigram))
+		x := ns
+		for k := i; k < j; k++ {
+			x = (x ^ uint64(run[k])) * fnvPrime
+		}
+		feats = append(feats, mkFeat(h.reduce(x), weightUnigram))
 		if j < len(run) {
-			_, m := utf8.DecodeRuneInString(run[j:])
-			feats = append(feats, mkFeat(h.bucket(nsCJK, run[i:j+m]), weightBigram))
+			_, n = utf8.DecodeRuneInString(run[j:])
+			for k := j; k < j+n; k++ {
+				x = (x ^ uint64(run[k])) * fnvPrime
+			}
+			feats = append(feats, mkFeat(h.reduce(x), weightBigram))
 		}
 		i = j
 	}
@@ -262,35 +351,73 @@ const radixBits = 9
 // L2-normalises: a bucket hit c times by features of weight w gets w·(1+ln c). The
 // occurrences are ordered as slices.Sort orders them (by bucket, then weight bits), so
 // each bucket's weights are summed in the same float32 order. It reads st.feats, whose
-// buffer the sort may swap with st.tmp; idxBits is the width of the largest bucket.
-func (st *hashedScratch) finish(idxBits int) SparseVector {
+// buffer the sort may swap with st.tmp; idxBits is the width of the largest bucket. The
+// vector is written in dst's buffers when they hold len(st.feats) entries, else in new ones
+// of that capacity; when exact, in new buffers of its length, dst unused.
+func (st *hashedScratch) finish(idxBits int, dst SparseVector, exact bool) SparseVector {
 	if len(st.feats) == 0 {
-		return SparseVector{}
+		if exact || dst.Idx == nil {
+			return SparseVector{}
+		}
+		return SparseVector{Idx: dst.Idx[:0], Val: dst.Val[:0]}
 	}
+	feats := st.feats
+	// The merged vector has at most len(feats) entries: EmbedSparseInto writes it in dst
+	// (or new buffers of that capacity), EmbedSparse in st's buffers, then copies it out
+	// at its length.
+	idx, val := dst.Idx, dst.Val
+	if !exact {
+		if cap(idx) < len(feats) {
+			idx = make([]uint32, len(feats))
+		}
+		if cap(val) < len(feats) {
+			val = make([]float32, len(feats))
+		}
+	} else {
+		if cap(st.idx) < len(feats) {
+			st.idx, st.val = make([]uint32, len(feats)), make([]float32, len(feats))
+		}
+		idx, val = st.idx, st.val
+	}
+	idx, val = idx[:len(feats)], val[:len(feats)]
 	sorted := true // whole occurrences in order, not only buckets
-	switch n := len(st.feats); {
+	switch n := len(feats); {
 	case n < binSortMin:
-		slices.Sort(st.feats)
+		slices.Sort(feats)
 	case n <= binSortMax && binSort(&st.feats, &st.tmp, &st.bins, idxBits):
 	default:
 		radixSort(&st.feats, &st.tmp, idxBits)
 		sorted = false
 	}
-	feats := st.feats
-	n := 1
-	for i := 1; i < len(feats); i++ {
-		if feats[i].idx() != feats[i-1].idx() {
-			n++
+	o, ss := mergeRuns(st.feats, idx, val, sorted)
+	inv := float32(1 / math.Sqrt(ss))
+	if exact {
+		out := SparseVector{Idx: make([]uint32, o), Val: make([]float32, o)}
+		copy(out.Idx, idx[:o])
+		for i, v := range val[:o] {
+			out.Val[i] = v * inv
 		}
+		return out
 	}
-	v := SparseVector{Idx: make([]uint32, 0, n), Val: make([]float32, 0, n)}
-	var ss float64
-	for i := 0; i < len(feats); {
+	idx, val = idx[:o], val[:o]
+	for i := range val {
+		val[i] *= inv
+	}
+	return SparseVector{Idx: idx, Val: val}
+}
+
+// mergeRuns merges the occurrences feats, ordered by bucket, into idx and val: a bucket
+// hit c times by features of weight w gets w·(1+ln c), its weights summed in the order of
+// their bits (sorted: feats are so ordered within each bucket, else each bucket's run is
+// insertion-sorted first). It returns the entries written and the sum of their squares.
+func mergeRuns(feats []feat, idx []uint32, val []float32, sorted bool) (o int, ss float64) {
+	for i := 0; i < len(feats); o++ {
+		f := feats[i]
 		j := i + 1
-		for j < len(feats) && feats[j].idx() == feats[i].idx() {
+		for j < len(feats) && feats[j]>>32 == f>>32 {
 			j++
 		}
-		val := feats[i].w()
+		v := f.w()
 		if j > i+1 { // one occurrence: ln 1 = 0
 			run := feats[i:j]
 			if !sorted { // radixSort orders buckets only: runs are short, insertion-sort them
@@ -301,18 +428,13 @@ func (st *hashedScratch) finish(idxBits int) SparseVector {
 				sum += f.w()
 				wmax = max(wmax, f.w())
 			}
-			val = wmax * float32(1+math.Log(float64(sum/wmax)))
+			v = wmax * float32(1+math.Log(float64(sum/wmax)))
 		}
-		v.Idx = append(v.Idx, feats[i].idx())
-		v.Val = append(v.Val, val)
-		ss += float64(val) * float64(val)
+		idx[o], val[o] = f.idx(), v
+		ss += float64(v) * float64(v)
 		i = j
 	}
-	inv := float32(1 / math.Sqrt(ss))
-	for i := range v.Val {
-		v.Val[i] *= inv
-	}
-	return v
+	return o, ss
 }
 
 // insertionSort sorts a short or nearly sorted run of occurrences.
