@@ -90,6 +90,7 @@ func SampleOf(cands []Candidate, s Signals, expected registry.Resolution) Sample
 		sm.Fixed = registry.NoConfidentMatch
 		return sm
 	}
+	Complete(cands)
 	top := &cands[0]
 	sm.TopScore = top.Score
 	if top.ExactHit() {

@@ -66,6 +66,10 @@ type Candidate struct {
 	// MatchedIntents, MatchedEntities and MatchedSymptoms are the capability's values that
 	// the query matched, set by Rerank.
 	MatchedIntents, MatchedEntities, MatchedSymptoms []string
+	// lazy is the ranking Rerank left pending (RerankOptions.Prune), nil once complete;
+	// reranked says whether Rerank ranked this candidate of it.
+	lazy     *pending
+	reranked bool
 }
 
 // best returns the candidate's best (lowest) rank from retriever name, or 0 when absent.
@@ -180,6 +184,12 @@ func sortCands(cands []Candidate, byDoc bool) {
 			keys[j-1], keys[j] = keys[j], keys[j-1]
 		}
 	}
+	permute(cands, keys)
+}
+
+// permute moves cands[keys[j]] to position j, for every j: keys is a permutation of the
+// positions (high bit clear), which permute spoils.
+func permute(cands []Candidate, keys []uint64) {
 	// new[j] = old[keys[j]], in place; done marks the keys whose candidate is in place.
 	const done = 1 << 63
 	for i := range keys {

@@ -97,6 +97,10 @@ func Diversify(cands []Candidate, limit int, opts DiversifyOptions) []Candidate 
 	if limit <= 0 {
 		return cands[:0]
 	}
+	if opts.Ambiguous {
+		// folding, the caps and the read-only rule read the whole list
+		settle(cands, n)
+	}
 	var buf [128]int
 	var order []int // visiting order: indices into cands
 	if n <= len(buf) {
@@ -209,6 +213,7 @@ func Diversify(cands []Candidate, limit int, opts DiversifyOptions) []Candidate 
 		if len(sel) == limit {
 			break
 		}
+		settle(cands, pos+1) // unless Ambiguous, order[pos] = pos (a pending ranking is read no further)
 		c := cands[order[pos]].Cap
 		if HighRisk(c) && high >= maxHigh {
 			continue

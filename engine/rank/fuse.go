@@ -1,6 +1,10 @@
 package rank
 
-import "github.com/capdex/capdex/registry"
+import (
+	"unsafe"
+
+	"github.com/capdex/capdex/registry"
+)
 
 // Weights are the per-retriever weights of the fusion, its rank constant K and the share of
 // each retriever's contribution that comes from its normalised score rather than its rank.
@@ -86,7 +90,8 @@ func retrieverIndex(name string) int {
 	default:
 		return -1
 	}
-	if name != want {
+	// The names mostly come from the constants themselves: equal pointers spare comparing.
+	if unsafe.StringData(name) != unsafe.StringData(want) && name != want {
 		return -1
 	}
 	return x
@@ -153,6 +158,22 @@ func Fuse(cands []Candidate, w Weights) {
 		}
 	}
 	wts := w.byIndex()
+	// What the addend of each retriever needs, computed once: the terms of the expression
+	// below, each the same floating-point operation on the same operands, so every addend
+	// keeps its bits. With α = 1 the reciprocal rank's share, (1−α)·v = ±0, leaves the
+	// score's share unchanged and is skipped (for a finite weight: 0·∞ would be NaN).
+	var scale [numRetrievers]struct {
+		on              bool    // the list's scores separate it (and α > 0)
+		floor, span, aw float64 // r.floor, r.top−r.floor, α·weight
+		rankShare       bool    // the reciprocal rank counts: α < 1, or a weight not finite
+	}
+	k1, rest := k+1, 1-alpha
+	for x := range scale {
+		r, sx := &ranges[x], &scale[x]
+		sx.on = alpha > 0 && r.top > r.floor
+		sx.floor, sx.span, sx.aw = r.floor, r.top-r.floor, alpha*wts[x]
+		sx.rankShare = !sx.on || alpha != 1 || wts[x]-wts[x] != 0
+	}
 	var arena []registry.ScoreComponent
 	for i := range cands {
 		c := &cands[i]
@@ -172,6 +193,7 @@ func Fuse(cands []Candidate, w Weights) {
 		c.MatchedEntities = c.MatchedEntities[:0]
 		c.MatchedSymptoms = c.MatchedSymptoms[:0]
 		c.Coverage = 0
+		c.lazy, c.reranked = nil, false
 		// Each retriever counts once, at its best rank (the first evidence with it): best[x]
 		// is that evidence's position, +1. xs holds each evidence's retriever index.
 		var best [numRetrievers]int32
@@ -195,12 +217,20 @@ func Fuse(cands []Candidate, w Weights) {
 			if x < 0 || best[x] != int32(j)+1 || wts[x] == 0 {
 				continue // unknown, shadowed, ranked below 1 or weighing nothing
 			}
-			wt := wts[x]
-			v := wt / (k + float64(e.Rank)) // reciprocal rank
-			// Scores that do not separate the list leave the reciprocal rank alone.
-			if r := &ranges[x]; alpha > 0 && r.top > r.floor {
-				norm := min(max((e.Raw-r.floor)/(r.top-r.floor), 0), 1)
-				v = (1-alpha)*v + alpha*wt*norm/(k+1)
+			// v = (1−α)·weight/(K+rank) + α·weight·norm/(K+1); scores that do not separate
+			// the list leave the reciprocal rank alone.
+			sx := &scale[x]
+			var v float64
+			if sx.rankShare {
+				v = wts[x] / (k + float64(e.Rank)) // reciprocal rank
+			}
+			if sx.on {
+				norm := min(max((e.Raw-sx.floor)/sx.span, 0), 1)
+				if sx.rankShare {
+					v = rest*v + sx.aw*norm/k1
+				} else {
+					v = sx.aw * norm / k1
+				}
 			}
 			sum += v
 			if w.NoBreakdown {

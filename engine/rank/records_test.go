@@ -139,6 +139,7 @@ func TestRerankValuesByRecord(t *testing.T) {
 					Fuse(cands, DefaultWeights())
 					opts.Terms = tc
 					Rerank(cands, s, opts)
+					Complete(cands) // every candidate is read
 				}
 				byID := func(cands []Candidate) map[string]*Candidate {
 					m := map[string]*Candidate{}
@@ -261,6 +262,7 @@ func TestRerankCoverage(t *testing.T) {
 				}
 				Fuse(cands, DefaultWeights())
 				Rerank(cands, s, opts)
+				Complete(cands) // every candidate is read
 				q := tc.query(s.Terms)
 				first := true
 				for i := range cands {

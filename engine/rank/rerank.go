@@ -1,6 +1,8 @@
 package rank
 
 import (
+	"math"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -119,6 +121,17 @@ type RerankOptions struct {
 	// subtracted from them otherwise: a recipe shows the steps, an action takes them.
 	// Default 0.004.
 	RecipeBias float64
+	// Prune, when above 0, lets Rerank rank exactly only the candidates that can still be
+	// among the first Prune: it bounds each candidate's score from what needs no scan of its
+	// terms, ranks candidates in order of that bound until Prune of them score above the
+	// bound of all the others, and leaves the others pending (their Score, Breakdown,
+	// matched values and Coverage unset, after the ranked ones in cands). Resolve,
+	// Diversify and SampleOf finish a pending ranking themselves when they read past the
+	// ranked candidates, so their results are those of a full ranking; any other reader of
+	// the candidates calls Complete first. Rerank ranks everything when the TermCache lacks a
+	// record of some candidate. Default 12: the longest list a search returns (10) and the
+	// runners-up Resolve compares.
+	Prune int
 	// Terms supplies the analysed when_to_use, when_not_to_use and alias entries and the
 	// descriptive text of each capability (Candidate.Coverage). Nil falls back to substring
 	// tests of the query terms in the raw when_to_use text, gives no alias bonus and leaves
@@ -154,6 +167,7 @@ func DefaultRerankOptions() RerankOptions {
 		ScopeBonus:         0.004,
 		PackBias:           0.010,
 		RecipeBias:         0.004,
+		Prune:              12,
 	}
 }
 
@@ -202,6 +216,9 @@ const (
 // opts.NoBreakdown nothing is appended (the score is the same). The order Rerank leaves does
 // not depend on the order it is given (ties go by id), so Fuse need not sort before it
 // (Weights.Unsorted).
+//
+// With opts.Prune = D > 0 Rerank may rank exactly only the candidates that can still be
+// among the first D, and leave the others pending; see RerankOptions.Prune.
 func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 	terms := s.Terms
 	if !sortedUnique(terms) {
@@ -221,28 +238,61 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 			riskFactor = opts.CautionFactor
 		}
 	}
-	tc := opts.Terms
-	q := tc.query(terms)
-	q.markValues(tc, &s)
-	var pairBuf [128]uint64
-	pairs := tc.wordPairs(pairBuf[:0], s.Phrase)
+	var r reranker
+	r.start(cands, &s, &opts, terms, riskFactor)
+	if !(opts.Prune > 0 && len(cands) > opts.Prune && r.tc != nil && r.prune()) {
+		r.all(false)
+	}
+	r.q.release()
+}
+
+// reranker is one Rerank call's (or one completion's) working state.
+type reranker struct {
+	cands      []Candidate
+	s          *Signals
+	opts       *RerankOptions
+	tc         *TermCache
+	terms      []string
+	riskFactor float64
+	q          *queryTerms
+	pairBuf    [128]uint64
+	pairs      phrasePairs
+	docs       []candTerms
+	wanted     [valueKinds]bool
+	wantAny    bool
+}
+
+// start numbers and marks the query for cands; call q.release when done.
+func (r *reranker) start(cands []Candidate, s *Signals, opts *RerankOptions, terms []string, riskFactor float64) {
+	r.cands, r.s, r.opts, r.terms, r.riskFactor = cands, s, opts, terms, riskFactor
+	r.tc = opts.Terms
+	r.q = r.tc.query(terms)
+	r.q.markValues(r.tc, s)
+	r.pairs = r.tc.wordPairs(r.pairBuf[:0], s.Phrase)
+	r.wanted = [valueKinds]bool{valueIntent: len(s.Intents) > 0, valueEntity: len(s.Entities) > 0, valueSymptom: len(s.Symptoms) > 0}
+	r.wantAny = r.wanted != [valueKinds]bool{}
+}
+
+// all ranks every candidate (but those prune ranked, when completing a pending ranking),
+// sorts them and sets Coverage.
+func (r *reranker) all(completing bool) {
+	cands, tc, q := r.cands, r.tc, r.q
 	// What the TermCache tells of every candidate first, reading each record once: a
 	// when_not_to_use entry that names another candidate compares their when_to_use.
 	docs := q.docs[:0]
 	q.touch += touch(cands, tc)
 	byDoc := tc != nil && tc.byID // every candidate has a record, so docIDs order ids
-	wanted := [valueKinds]bool{valueIntent: len(s.Intents) > 0, valueEntity: len(s.Entities) > 0, valueSymptom: len(s.Symptoms) > 0}
-	wantAny := wanted != [valueKinds]bool{}
 	room := 0
 	for i := range cands {
 		c := &cands[i]
-		m := termsFor(c, tc, q, terms, &pairs, opts.AliasBonus != 0)
+		m := termsFor(c, tc, q, r.terms, &r.pairs, r.opts.AliasBonus != 0)
 		byDoc = byDoc && m.rec >= 0
-		if wantAny {
-			room += m.matchRoom(c, tc, wanted)
+		if r.wantAny && !(completing && c.reranked) {
+			room += m.matchRoom(c, r.wanted)
 		}
 		docs = append(docs, m)
 	}
+	r.docs = docs
 	// One slice for the matched values of every candidate without room of its own, so
 	// Rerank allocates at most once.
 	var arena []string
@@ -251,81 +301,318 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 	}
 	for i := range cands {
 		c := &cands[i]
-		cp := c.Cap
-		m := &docs[i]
-		c.Breakdown = trimToFusion(c.Breakdown)
-		sc := scorer{c: c, score: c.Fused, noBreakdown: opts.NoBreakdown}
-		arena = m.setMatched(c, tc, q, &s, arena)
-		sc.add(CompIntent, opts.IntentBonus*float64(min(len(c.MatchedIntents), opts.MaxIntents)))
-		sc.add(CompEntity, opts.EntityBonus*float64(min(len(c.MatchedEntities), opts.MaxEntities)))
-		sc.add(CompSymptom, opts.SymptomBonus*float64(min(len(c.MatchedSymptoms), opts.MaxSymptoms)))
-		if m.alias {
-			sc.add(CompAlias, opts.AliasBonus)
+		if !(completing && c.reranked) {
+			arena = r.score(i, arena)
 		}
-		if opts.WhenToUseBonus != 0 {
-			sc.add(CompWhenToUse, opts.WhenToUseBonus*m.use)
-		}
-		if s.Scope != "" && (cp.ID == s.Scope || strings.HasPrefix(cp.ID, s.Scope) && len(cp.ID) > len(s.Scope) && cp.ID[len(s.Scope)] == '.') {
-			sc.add(CompScope, opts.ScopeBonus)
-		}
-		if m.attrs.has(attrPack) && opts.PackBias != 0 {
-			if s.Browse {
-				sc.add(CompPackBias, opts.PackBias)
-			} else {
-				sc.add(CompPackBias, -opts.PackBias)
-			}
-		}
-		if m.attrs.has(attrRecipe) && opts.RecipeBias != 0 {
-			if s.HowTo {
-				sc.add(CompRecipeBias, opts.RecipeBias)
-			} else {
-				sc.add(CompRecipeBias, -opts.RecipeBias)
-			}
-		}
-		sc.add(CompAvailability, -availabilityPenalty(c.Availability, &opts))
-		if !(s.ExplicitWrite && len(c.MatchedIntents) > 0) {
-			risk := opts.SideEffectPenalty*float64(max(m.attrs.side, 0)) +
-				opts.RiskPenalty*float64(max(m.attrs.risk, 0))
-			risk *= riskFactor
-			sc.add(CompRisk, -risk)
-		}
-		if len(terms) > 0 && opts.WhenNotToUsePenalty != 0 && m.attrs.has(attrWhenNotToUse) {
-			cov := m.notUse
-			if m.rec < 0 {
-				cov = rawCoverage(cp.WhenNotToUse, terms)
-			} else {
-				// an entry naming another candidate ("… (use maintenance.codex.diagnose)")
-				// is met when the query fits that candidate's when_to_use better than this
-				// one's
-				d := &tc.docs[m.rec]
-				for _, r := range tc.nums[d.refer:d.values] {
-					if j := candidateOf(cands, r); j >= 0 && usable(cands[j].Availability) && docs[j].use > m.use {
-						cov = max(cov, docs[j].use)
-					}
-				}
-			}
-			if cov >= opts.WhenNotToUseMin {
-				sc.add(CompWhenNotToUse, -opts.WhenNotToUsePenalty*cov)
-			}
-		}
-		if len(s.Forbidden) > 0 && m.forbidden(cp, tc, q, s.Forbidden) {
-			sc.add(CompForbidden, -opts.ForbiddenPenalty)
-		}
-		c.Score = sc.score
+		c.reranked, c.lazy = false, nil
 	}
 	q.docs = docs[:0]
 	sortCands(cands, byDoc)
-	// Coverage is read of the best usable candidate only (see Candidate.Coverage).
+	r.coverage(len(cands))
+}
+
+// coverage sets the Coverage of cands[:n] (see Candidate.Coverage): up to the first usable
+// candidate, 0 after it.
+func (r *reranker) coverage(n int) {
 	first := true
-	for i := range cands {
-		c := &cands[i]
+	for i := range r.cands[:n] {
+		c := &r.cands[i]
 		c.Coverage = 0
 		if first {
-			c.Coverage = tc.textCoverage(tc.doc(c), q)
+			c.Coverage = r.tc.textCoverage(r.tc.doc(c), r.q)
 			first = !usable(c.Availability)
 		}
 	}
-	q.release()
+}
+
+// useOf returns candidate j's when_to_use coverage, computing it when prune has not.
+func (r *reranker) useOf(j int) float64 {
+	m := &r.docs[j]
+	if !m.useDone && m.rec >= 0 {
+		if len(r.q.nums) > 0 {
+			d := &r.tc.docs[m.rec]
+			m.use = r.q.coverage(r.tc.nums[d.off:d.notUse])
+		}
+		m.useDone = true
+	}
+	return m.use
+}
+
+// score computes candidate i's Score (and Breakdown and matched values) from r.docs[i].
+func (r *reranker) score(i int, arena []string) []string {
+	cands, s, opts, tc, q := r.cands, r.s, r.opts, r.tc, r.q
+	c := &cands[i]
+	cp := c.Cap
+	m := &r.docs[i]
+	c.Breakdown = trimToFusion(c.Breakdown)
+	sc := scorer{c: c, score: c.Fused, noBreakdown: opts.NoBreakdown}
+	arena = m.setMatched(c, tc, q, s, arena)
+	sc.add(CompIntent, opts.IntentBonus*float64(min(len(c.MatchedIntents), opts.MaxIntents)))
+	sc.add(CompEntity, opts.EntityBonus*float64(min(len(c.MatchedEntities), opts.MaxEntities)))
+	sc.add(CompSymptom, opts.SymptomBonus*float64(min(len(c.MatchedSymptoms), opts.MaxSymptoms)))
+	if m.alias {
+		sc.add(CompAlias, opts.AliasBonus)
+	}
+	if opts.WhenToUseBonus != 0 {
+		sc.add(CompWhenToUse, opts.WhenToUseBonus*m.use)
+	}
+	if s.Scope != "" && (cp.ID == s.Scope || strings.HasPrefix(cp.ID, s.Scope) && len(cp.ID) > len(s.Scope) && cp.ID[len(s.Scope)] == '.') {
+		sc.add(CompScope, opts.ScopeBonus)
+	}
+	if m.attrs.has(attrPack) && opts.PackBias != 0 {
+		if s.Browse {
+			sc.add(CompPackBias, opts.PackBias)
+		} else {
+			sc.add(CompPackBias, -opts.PackBias)
+		}
+	}
+	if m.attrs.has(attrRecipe) && opts.RecipeBias != 0 {
+		if s.HowTo {
+			sc.add(CompRecipeBias, opts.RecipeBias)
+		} else {
+			sc.add(CompRecipeBias, -opts.RecipeBias)
+		}
+	}
+	sc.add(CompAvailability, -availabilityPenalty(c.Availability, opts))
+	if !(s.ExplicitWrite && len(c.MatchedIntents) > 0) {
+		risk := opts.SideEffectPenalty*float64(max(m.attrs.side, 0)) +
+			opts.RiskPenalty*float64(max(m.attrs.risk, 0))
+		risk *= r.riskFactor
+		sc.add(CompRisk, -risk)
+	}
+	if len(r.terms) > 0 && opts.WhenNotToUsePenalty != 0 && m.attrs.has(attrWhenNotToUse) {
+		cov := m.notUse
+		if m.rec < 0 {
+			cov = rawCoverage(cp.WhenNotToUse, r.terms)
+		} else {
+			// an entry naming another candidate ("… (use maintenance.codex.diagnose)")
+			// is met when the query fits that candidate's when_to_use better than this
+			// one's
+			d := &tc.docs[m.rec]
+			for _, ref := range tc.nums[d.refer:d.values] {
+				if j := candidateOf(cands, ref); j >= 0 && usable(cands[j].Availability) && r.useOf(j) > m.use {
+					cov = max(cov, r.docs[j].use)
+				}
+			}
+		}
+		if cov >= opts.WhenNotToUseMin {
+			sc.add(CompWhenNotToUse, -opts.WhenNotToUsePenalty*cov)
+		}
+	}
+	if len(s.Forbidden) > 0 && m.forbidden(cp, tc, q, s.Forbidden) {
+		sc.add(CompForbidden, -opts.ForbiddenPenalty)
+	}
+	c.Score = sc.score
+	return arena
+}
+
+// pending is a ranking Rerank left unfinished (RerankOptions.Prune): what finishing it
+// needs. Every candidate of cands points to it until then.
+type pending struct {
+	cands      []Candidate
+	s          Signals
+	opts       RerankOptions
+	terms      []string
+	riskFactor float64
+	// p: cands[:p] are ranked and in their final order, and every other candidate ranks
+	// below them.
+	p int
+}
+
+// pruneSlack is added to each upper bound of prune, far above the rounding of sums of a
+// few score addends in another order.
+const pruneSlack = 1e-9
+
+// prune ranks the candidates that can still be among the first opts.Prune, in order of an
+// upper bound of their score, until opts.Prune ranked ones score above the bound of every
+// other, and leaves the others pending. It returns false, having done nothing, when some
+// candidate has no record (all then ranks every candidate).
+//
+// The bound is the exact sum of the addends that need no scan of the record's terms
+// (intents, entities and symptoms counted by value number, the alias phrase, pack and recipe
+// bias, availability, risk, forbidden intent) plus the largest the others can add: the
+// when_to_use bonus when the record has an entry, the scope bonus when the query has a
+// scope (read in the capability, mostly out of cache); when_not_to_use only subtracts. What
+// ranking a candidate adds is the scan of its when_to_use and when_not_to_use entries, its
+// matched values and its breakdown.
+func (r *reranker) prune() bool {
+	cands, tc, q, s, opts := r.cands, r.tc, r.q, r.s, r.opts
+	n, want := len(cands), r.opts.Prune
+	q.touch += touchValues(cands, tc)
+	docs := q.docs[:0]
+	for i := range cands {
+		d := tc.doc(&cands[i])
+		if d == nil {
+			return false
+		}
+		cands[i].reranked = false // (left by an earlier Rerank without Fuse)
+		m := candTerms{rec: int32(cands[i].Doc), attrs: d.attrs}
+		m.countMatched(tc, d, q)
+		docs = append(docs, m)
+	}
+	r.docs = docs
+	q.hi = slices.Grow(q.hi[:0], n)[:n]
+	q.keys = slices.Grow(q.keys[:0], n)[:n]
+	aliases := opts.AliasBonus != 0 && r.pairs.phrase != ""
+	low := uint64(1)<<bits.Len(uint(n-1)) - 1
+	room := 0
+	for i := range cands {
+		c, m := &cands[i], &docs[i]
+		d := &tc.docs[m.rec]
+		hi := c.Fused
+		hi += opts.IntentBonus * float64(min(int(m.matched[valueIntent]), opts.MaxIntents))
+		hi += opts.EntityBonus * float64(min(int(m.matched[valueEntity]), opts.MaxEntities))
+		hi += opts.SymptomBonus * float64(min(int(m.matched[valueSymptom]), opts.MaxSymptoms))
+		if aliases && d.text > d.heads && tc.aliasIn(d, &r.pairs) {
+			m.alias = true
+			hi += opts.AliasBonus
+		}
+		if len(q.nums) > 0 && d.notUse > d.off {
+			hi += max(opts.WhenToUseBonus, 0)
+		}
+		if s.Scope != "" {
+			hi += max(opts.ScopeBonus, 0)
+		}
+		if m.attrs.has(attrPack) {
+			if s.Browse {
+				hi += opts.PackBias
+			} else {
+				hi -= opts.PackBias
+			}
+		}
+		if m.attrs.has(attrRecipe) {
+			if s.HowTo {
+				hi += opts.RecipeBias
+			} else {
+				hi -= opts.RecipeBias
+			}
+		}
+		hi -= availabilityPenalty(c.Availability, opts)
+		if !(s.ExplicitWrite && m.matched[valueIntent] > 0) {
+			hi -= (opts.SideEffectPenalty*float64(max(m.attrs.side, 0)) + opts.RiskPenalty*float64(max(m.attrs.risk, 0))) * r.riskFactor
+		}
+		if len(r.terms) > 0 && m.attrs.has(attrWhenNotToUse) {
+			hi += max(-opts.WhenNotToUsePenalty, 0) // a penalty; a bonus only if negative
+		}
+		if len(s.Forbidden) > 0 && m.forbidden(c.Cap, tc, q, s.Forbidden) {
+			hi -= opts.ForbiddenPenalty
+		}
+		hi += pruneSlack + math.Abs(hi)*1e-12
+		q.hi[i] = hi
+		q.keys[i] = descending(hi)&^low | uint64(i)
+		if r.wantAny {
+			room += m.matchRoom(c, r.wanted)
+		}
+	}
+	// In order of the bound, best first; sufmax[k] is the largest bound from the k-th on
+	// (the keys' low bits hold positions, so their order is the bounds' only nearly).
+	slices.Sort(q.keys)
+	for k := range q.keys {
+		q.keys[k] &= low
+	}
+	q.sufmax = slices.Grow(q.sufmax[:0], n+1)[:n+1]
+	q.sufmax[n] = math.Inf(-1)
+	for k := n - 1; k >= 0; k-- {
+		q.sufmax[k] = max(q.sufmax[k+1], q.hi[q.keys[k]])
+	}
+	var arena []string
+	if room > 0 {
+		arena = make([]string, room)
+	}
+	// top holds the best want scores ranked so far, best first.
+	var topBuf [16]float64
+	top := topBuf[:0]
+	ranked := 0
+	for k := range q.keys {
+		i := int(q.keys[k])
+		c, m := &cands[i], &docs[i]
+		if len(q.nums) > 0 {
+			d := &tc.docs[m.rec]
+			m.use, m.notUse = q.coverage(tc.nums[d.off:d.notUse]), q.coverage(tc.nums[d.notUse:d.refer])
+		}
+		m.useDone = true
+		arena = r.score(i, arena)
+		c.reranked = true
+		ranked++
+		if len(top) < want {
+			top = append(top, c.Score)
+		} else if c.Score > top[len(top)-1] {
+			top[len(top)-1] = c.Score
+		}
+		for j := len(top) - 1; j > 0 && top[j] > top[j-1]; j-- {
+			top[j], top[j-1] = top[j-1], top[j]
+		}
+		if len(top) == want && top[want-1] > q.sufmax[k+1] {
+			break
+		}
+	}
+	if ranked == n {
+		for i := range cands {
+			cands[i].reranked, cands[i].lazy = false, nil
+		}
+		q.docs = docs[:0]
+		sortCands(cands, tc.byID)
+		r.coverage(n)
+		return true
+	}
+	// The candidates ranked above every other's bound go first, in order; the others
+	// follow in their order.
+	bound := q.sufmax[ranked]
+	st := &pending{cands: cands, s: *s, opts: *opts, terms: r.terms, riskFactor: r.riskFactor}
+	head := q.keys[:0] // q.keys holds ranked positions from here on, then n positions
+	for i := range cands {
+		c := &cands[i]
+		c.lazy, c.Coverage = st, 0 // (the others' Score is still their Fused)
+		if c.reranked && c.Score > bound {
+			head = append(head, uint64(i))
+		}
+	}
+	p := len(head)
+	slices.SortFunc(head, func(a, b uint64) int { return lessBy(&cands[a], &cands[b], tc.byID) })
+	perm := slices.Grow(head, n-p)
+	for i := range cands {
+		if c := &cands[i]; !(c.reranked && c.Score > bound) {
+			perm = append(perm, uint64(i))
+		}
+	}
+	q.keys = perm
+	permute(cands, perm)
+	q.docs = docs[:0]
+	st.p = p
+	// Coverage up to the first usable candidate, when it is among the first p (else the
+	// completion sets it).
+	for i := range cands[:p] {
+		if usable(cands[i].Availability) {
+			r.coverage(i + 1)
+			break
+		}
+	}
+	return true
+}
+
+// Complete finishes a ranking Rerank left pending (RerankOptions.Prune), so that every
+// candidate has its score, breakdown and matched values and cands are in their final order.
+// Resolve, Diversify and SampleOf call it themselves when they read past the ranked
+// candidates; a caller that reads the candidates otherwise calls it first. It does nothing
+// to a complete ranking.
+func Complete(cands []Candidate) {
+	settle(cands, len(cands))
+}
+
+// settle makes sure cands[:n] are ranked and in their final order, completing a pending
+// ranking when they are not.
+func settle(cands []Candidate, n int) {
+	if len(cands) == 0 || cands[0].lazy == nil {
+		return
+	}
+	st := cands[0].lazy
+	if n <= st.p && &cands[0] == &st.cands[0] {
+		return
+	}
+	var r reranker
+	r.start(st.cands, &st.s, &st.opts, st.terms, st.riskFactor)
+	r.all(true)
+	r.q.release()
 }
 
 // touch reads a word of every cache line of the numbers Rerank reads of each candidate in
@@ -348,6 +635,18 @@ func touch(cands []Candidate, tc *TermCache) uint32 {
 	return sum
 }
 
+// touchValues is touch for prune, which reads of every candidate its record's values and
+// alias heads only.
+func touchValues(cands []Candidate, tc *TermCache) uint32 {
+	var sum uint32
+	for i := range cands {
+		if d := tc.doc(&cands[i]); d != nil {
+			sum += tc.nums[d.values] + tc.nums[d.text-1]
+		}
+	}
+	return sum
+}
+
 // candTerms is what Rerank knows of one candidate before scoring it: what its TermCache
 // record tells of the query, the capability's attributes and where the record's value
 // numbers lie. It holds no pointers, so Rerank writes one per candidate cheaply.
@@ -355,6 +654,14 @@ type candTerms struct {
 	docMatch
 	rec   int32 // the candidate's docID when it has a TermCache record, else -1
 	attrs attrs
+	// matched counts, for a candidate with a record, its values of each kind that the query
+	// marks (the length of each Matched list setMatched sets), and marks ors the marks of all
+	// its values.
+	matched [valueKinds]uint16
+	marks   uint8
+	// useDone: docMatch.use is computed (all of docMatch, unless prune computed use alone
+	// for another candidate's when_not_to_use).
+	useDone bool
 }
 
 // scorer sums a candidate's score, recording each addend in its Breakdown unless
@@ -382,13 +689,15 @@ func (s *scorer) add(name string, v float64) {
 func termsFor(c *Candidate, tc *TermCache, q *queryTerms, terms []string, p *phrasePairs, aliases bool) candTerms {
 	d := tc.doc(c)
 	if d == nil {
-		m := candTerms{rec: -1, attrs: attrsOf(c.Cap)}
+		m := candTerms{rec: -1, attrs: attrsOf(c.Cap), useDone: true}
 		if len(terms) > 0 && len(c.Cap.WhenToUse) > 0 {
 			m.use = rawCoverage(c.Cap.WhenToUse, terms)
 		}
 		return m
 	}
-	return candTerms{rec: int32(c.Doc), docMatch: tc.match(d, q, p, aliases), attrs: d.attrs}
+	m := candTerms{rec: int32(c.Doc), docMatch: tc.match(d, q, p, aliases), attrs: d.attrs, useDone: true}
+	m.countMatched(tc, d, q)
+	return m
 }
 
 // haves returns the capability's intents, entities and symptoms (by value kind).
@@ -396,23 +705,55 @@ func haves(c *registry.Capability) [valueKinds][]string {
 	return [valueKinds][]string{valueIntent: c.Intents, valueEntity: c.Entities, valueSymptom: c.Symptoms}
 }
 
-// matchRoom returns the room candidate c needs in Rerank's arena for its matched values:
-// for each kind the query names (wanted), all of c's values when c's own storage lacks room
-// for them.
-func (m *candTerms) matchRoom(c *Candidate, tc *TermCache, wanted [valueKinds]bool) int {
-	var counts [valueKinds]int
-	if m.rec >= 0 {
-		counts = tc.valueCounts(&tc.docs[m.rec])
-	} else {
-		for k, v := range haves(c.Cap) {
-			counts[k] = len(v)
-		}
+// countMatched sets m.marks and m.matched from the record d (q marks the values the query
+// names): one pass over the record's values, and a second, per kind, only when one of them
+// is marked as an intent, entity or symptom.
+func (m *candTerms) countMatched(tc *TermCache, d *docTerms, q *queryTerms) {
+	if len(q.marked) == 0 {
+		return
 	}
+	nums, marks := tc.nums, q.marks
+	var or uint8
+	for _, v := range nums[d.values+valueKinds : d.heads] {
+		or |= marks[v]
+	}
+	m.marks = or
+	if or&(1<<valueKinds-1) == 0 {
+		return
+	}
+	p := d.values + valueKinds
+	for k := range valueKinds {
+		n := nums[d.values+uint32(k)]
+		bit := uint8(1) << k
+		c := uint16(0)
+		for _, v := range nums[p : p+n] {
+			if marks[v]&bit != 0 {
+				c++
+			}
+		}
+		m.matched[k] = c
+		p += n
+	}
+}
+
+// matchRoom returns the room candidate c needs in Rerank's arena for its matched values:
+// with a record, for each kind, the values it matched when c's own storage lacks room for
+// them; without one, for each kind the query names (wanted), all of c's values when c's own
+// storage lacks room for them.
+func (m *candTerms) matchRoom(c *Candidate, wanted [valueKinds]bool) int {
 	dsts := [valueKinds][]string{valueIntent: c.MatchedIntents, valueEntity: c.MatchedEntities, valueSymptom: c.MatchedSymptoms}
 	n := 0
-	for k, have := range counts {
-		if wanted[k] && cap(dsts[k]) < have {
-			n += have
+	if m.rec >= 0 {
+		for k, have := range m.matched {
+			if cap(dsts[k]) < int(have) {
+				n += int(have)
+			}
+		}
+		return n
+	}
+	for k, v := range haves(c.Cap) {
+		if wanted[k] && cap(dsts[k]) < len(v) {
+			n += len(v)
 		}
 	}
 	return n
@@ -420,17 +761,17 @@ func (m *candTerms) matchRoom(c *Candidate, tc *TermCache, wanted [valueKinds]bo
 
 // setMatched sets c's MatchedIntents, MatchedEntities and MatchedSymptoms to the
 // capability's values that s names, compared by value number when the candidate has a
-// record (q marks the values s names) and as strings otherwise. Storage comes from arena
-// when c's own lacks room; it returns the rest of the arena.
+// record (q marks the values s names, countMatched counted them) and as strings otherwise.
+// Storage comes from arena when c's own lacks room; it returns the rest of the arena.
 func (m *candTerms) setMatched(c *Candidate, tc *TermCache, q *queryTerms, s *Signals, arena []string) []string {
-	if m.rec >= 0 && len(q.marked) == 0 { // the query names no value of the cache
-		c.MatchedIntents, c.MatchedEntities, c.MatchedSymptoms = c.MatchedIntents[:0], c.MatchedEntities[:0], c.MatchedSymptoms[:0]
-		return arena
-	}
 	dsts := [valueKinds]*[]string{valueIntent: &c.MatchedIntents, valueEntity: &c.MatchedEntities, valueSymptom: &c.MatchedSymptoms}
 	if m.rec >= 0 {
+		if m.matched == [valueKinds]uint16{} { // mostly: the candidate has none of the values the query names
+			c.MatchedIntents, c.MatchedEntities, c.MatchedSymptoms = c.MatchedIntents[:0], c.MatchedEntities[:0], c.MatchedSymptoms[:0]
+			return arena
+		}
 		for k, have := range tc.valuesOf(&tc.docs[m.rec]) {
-			*dsts[k], arena = tc.matchValues(*dsts[k], arena, have, q, 1<<k)
+			*dsts[k], arena = tc.matchValues(*dsts[k], arena, have, q, 1<<k, int(m.matched[k]))
 		}
 		return arena
 	}
@@ -445,7 +786,7 @@ func (m *candTerms) setMatched(c *Candidate, tc *TermCache, q *queryTerms, s *Si
 // (q marks them when the candidate has a record).
 func (m *candTerms) forbidden(c *registry.Capability, tc *TermCache, q *queryTerms, forbidden []string) bool {
 	if m.rec >= 0 {
-		return q.marksAny(tc.valuesOf(&tc.docs[m.rec])[valueIntent], markForbidden)
+		return m.marks&markForbidden != 0 && q.marksAny(tc.valuesOf(&tc.docs[m.rec])[valueIntent], markForbidden)
 	}
 	for _, in := range c.Intents {
 		if containsFold(forbidden, in) {
@@ -504,16 +845,16 @@ func matchInto(dst, arena, have, want []string) ([]string, []string) {
 	return dst, arena
 }
 
-// matchValues is matchInto for a record's value numbers (have), matching the values q marks
-// with bit.
-func (t *TermCache) matchValues(dst, arena []string, have []uint32, q *queryTerms, bit uint8) ([]string, []string) {
+// matchValues is matchInto for a record's value numbers (have), matching the n values q
+// marks with bit; dst's storage is used when it has room for them, else arena's.
+func (t *TermCache) matchValues(dst, arena []string, have []uint32, q *queryTerms, bit uint8, n int) ([]string, []string) {
 	dst = dst[:0]
-	if len(q.marked) == 0 {
+	if n == 0 {
 		return dst, arena
 	}
+	dst, arena = carve(dst, arena, n)
 	for _, v := range have {
 		if q.marks[v]&bit != 0 {
-			dst, arena = carve(dst, arena, len(have))
 			dst = append(dst, t.values[v])
 		}
 	}

@@ -48,6 +48,7 @@ func Resolve(cands []Candidate, s Signals, t Thresholds) (res registry.Resolutio
 	if len(cands) == 0 {
 		return registry.NoConfidentMatch, noMatch, nil
 	}
+	settle(cands, 1)
 	top := &cands[0]
 	if top.ExactHit() && usable(top.Availability) {
 		return registry.Confident, "", nil
@@ -59,12 +60,11 @@ func Resolve(cands []Candidate, s Signals, t Thresholds) (res registry.Resolutio
 		return registry.NoConfidentMatch, noMatch, nil
 	}
 	b, next := -1, -1
-	above := 0
 	for i := range cands {
+		settle(cands, i+1) // a pending ranking (RerankOptions.Prune) is read no further
 		if cands[i].Score < t.Floor && !(i == 0 && top.ExactHit()) {
 			break
 		}
-		above++
 		if !usable(cands[i].Availability) {
 			continue
 		}
@@ -72,6 +72,7 @@ func Resolve(cands []Candidate, s Signals, t Thresholds) (res registry.Resolutio
 			b = i
 		} else if next < 0 {
 			next = i
+			break
 		}
 	}
 	if b < 0 {
@@ -126,6 +127,7 @@ func missingInfo(cands []Candidate, b int, t Thresholds, s Signals) []string {
 	var groupBuf [4]*Candidate
 	group := append(groupBuf[:0], &cands[b])
 	for i := b + 1; i < len(cands) && len(group) < len(groupBuf); i++ {
+		settle(cands, i+1)
 		c := &cands[i]
 		if !usable(c.Availability) {
 			continue
@@ -136,7 +138,8 @@ func missingInfo(cands []Candidate, b int, t Thresholds, s Signals) []string {
 		group = append(group, c)
 	}
 	if group[0].Cap.ResourceType == registry.TypePack {
-		// The user must pick inside the pack.
+		// The user must pick inside the pack: its children, in rank order.
+		settle(cands, len(cands))
 		var kids []string
 		for i := range cands {
 			c := cands[i].Cap

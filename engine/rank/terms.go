@@ -147,14 +147,6 @@ func (t *TermCache) termsOf(d *docTerms) docNums {
 	}
 }
 
-// valueCounts returns how many values of each kind d has.
-func (t *TermCache) valueCounts(d *docTerms) (n [valueKinds]int) {
-	for k := range n {
-		n[k] = int(t.nums[d.values+uint32(k)])
-	}
-	return n
-}
-
 // valuesOf returns d's value numbers, by value kind.
 func (t *TermCache) valuesOf(d *docTerms) (v [valueKinds][]uint32) {
 	p := d.values + valueKinds
@@ -518,6 +510,9 @@ type queryTerms struct {
 	// sum of the words read ahead (see touch; kept, so that its reads are not optimised away).
 	docs  []candTerms
 	touch uint32
+	// hi, keys and sufmax are prune's scratch space.
+	hi, sufmax []float64
+	keys       []uint64
 }
 
 var queryPool = sync.Pool{New: func() any { return new(queryTerms) }}
@@ -639,21 +634,13 @@ func (q *queryTerms) has(n uint32) bool {
 	return int(n>>6) < len(q.bits) && q.bits[n>>6]&(1<<(n&63)) != 0
 }
 
-// count returns how many of the numbers in e the query holds.
-func (q *queryTerms) count(e []uint32) int {
-	k := 0
-	for _, n := range e {
-		if q.has(n) {
-			k++
-		}
-	}
-	return k
-}
-
 // coverage returns the best share, over a record's encoded when_to_use (or when_not_to_use)
-// entries (see docTerms), of an entry's terms found in the query q.
+// entries (see docTerms), of an entry's terms found in the query q. Every number of a record
+// is below the cache's size, which q.bits covers (q must hold a number: see query), so the
+// test per term is a load, a shift and an add.
 func (q *queryTerms) coverage(enc []uint32) float64 {
 	best := 0.0
+	bits := q.bits
 	for len(enc) > 0 {
 		n := enc[0]
 		e := enc[1 : 1+n]
@@ -661,7 +648,11 @@ func (q *queryTerms) coverage(enc []uint32) float64 {
 		if n == 0 {
 			continue
 		}
-		if v := float64(q.count(e)) / float64(n); v > best {
+		k := uint64(0)
+		for _, t := range e {
+			k += bits[t>>6] >> (t & 63) & 1
+		}
+		if v := float64(k) / float64(n); v > best {
 			best = v
 		}
 	}

@@ -1,0 +1,80 @@
+package engine
+
+import (
+	"context"
+	"testing"
+
+	"github.com/capdex/capdex/actors"
+	"github.com/capdex/capdex/index/testcat"
+	"github.com/capdex/capdex/registry"
+)
+
+// BenchmarkRankStage times the rank stage alone (searchCtx.rank: candidates, availability,
+// fusion, rerank, resolution, diversification, the response) over searches whose evidence
+// was gathered beforehand: at most 300 queries of each set of BenchmarkStages, each ranked as
+// the final ranking of a fresh search. Being one goroutine without actors, it is also the
+// benchmark to count instructions of (valgrind --tool=callgrind
+// --toggle-collect='github.com/capdex/capdex/engine.(*searchCtx).rank').
+func BenchmarkRankStage(b *testing.B) {
+	for _, set := range []string{"seal_tools", "hammerbench_zh"} {
+		b.Run("set="+set, func(b *testing.B) {
+			caps, queries := stageEvalSet(b, set)
+			benchRankStage(b, caps, queries)
+		})
+	}
+	b.Run("catalog=10k", func(b *testing.B) {
+		caps := testcat.GenerateCatalog(10_000, 42)
+		var queries []string
+		for i, c := range caps {
+			if c.ResourceType == registry.TypeAction && i%7 == 0 {
+				queries = append(queries, c.Title)
+			}
+		}
+		benchRankStage(b, caps, queries)
+	})
+}
+
+func benchRankStage(b *testing.B, caps []*registry.Capability, queries []string) {
+	e, err := Open(context.Background(), Options{Seed: caps, NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	if len(queries) > 300 {
+		queries = queries[:300]
+	}
+	rc := registry.RuntimeContext{Tenant: "default", User: "bench", Scopes: []string{"*", "admin"}}
+	ctx := context.Background()
+	type search struct {
+		sc *searchCtx
+		g  *actors.Gathered
+	}
+	all := make([]search, len(queries))
+	cands := 0
+	for i, q := range queries {
+		req, r := registry.SearchRequest{Query: q}, rc
+		job, sc, err := e.prepare(ctx, &req, &r, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		g := &actors.Gathered{Planned: job.Plan, Final: true}
+		for _, st := range job.Plan {
+			hits, err := job.Retrieve(ctx, st.Kind, job.Query, job.Allow, st.Limit)
+			if err != nil {
+				b.Fatal(err)
+			}
+			g.Evidence = append(g.Evidence, actors.Evidence{Kind: st.Kind, Hits: hits})
+		}
+		all[i] = search{sc, g}
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		s := all[i%len(all)]
+		i++
+		s.sc.visible, s.sc.packs = nil, nil // as a fresh search has them
+		cands += s.sc.rank(s.g).SearchMeta.CandidateCount
+		s.sc.release()
+	}
+	b.ReportMetric(float64(cands)/float64(i), "candidates/op")
+}
