@@ -128,6 +128,14 @@ func (e *Engine) prepare(ctx context.Context, req *registry.SearchRequest, rc *r
 	if iq.Within == "" && parsed.Browse {
 		iq.Within = parsed.Scope
 	}
+	// the normaliser's scan found the concepts (and terms) of the text: the lexical
+	// retriever need not scan it again
+	if ids, ok := parsed.ConceptIDs(); ok {
+		iq.ConceptIDs = ids
+		if iq.Terms == nil {
+			iq.Terms = []string{} // the text has no terms: do not analyse it again
+		}
+	}
 	sc := &searchCtx{e: e, st: st, req: req, rc: rc, parsed: parsed, allow: allow, start: start}
 	sc.signals = e.signals(st, parsed, req)
 	retrieve := actors.RetrieveFunc(st.gen.Retrieve)

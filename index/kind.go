@@ -60,6 +60,11 @@ type Query struct {
 	Text string
 	// Terms are the analysed search terms (text.Analyze of the text); nil means analyse Text.
 	Terms []string
+	// ConceptIDs are the ids (text.ConceptID) of the shared lexicon's concepts named in Text,
+	// each once in order of first appearance: text.AppendConceptIDs of Text with its repeats
+	// removed. nil means find them in Text (in Terms when Text is empty); a caller that
+	// found none sets an empty, non-nil slice. Retrievers only read it.
+	ConceptIDs []int32
 	// IDs are explicit ids or tool names found in the text.
 	IDs []string
 	// Intents, Entities and Symptoms are normalised values (concept names or registry terms).

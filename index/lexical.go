@@ -381,8 +381,13 @@ func appendQueryConcepts(dst []int32, q *Query, terms []string) []int32 {
 }
 
 // queryAnalysis returns queryTerms(q) and appendQueryConcepts(concepts, q, terms); a query
-// given by its text alone is scanned once for both.
+// given by its text alone is scanned once for both. A query holding its concept ids
+// (Query.ConceptIDs) is not scanned for them: they are returned as they are, not appended
+// to concepts, and must not be modified.
 func queryAnalysis(q *Query, concepts []int32) ([]string, []int32) {
+	if q.ConceptIDs != nil {
+		return queryTerms(q), q.ConceptIDs
+	}
 	if q.Terms != nil || q.Text == "" {
 		terms := queryTerms(q)
 		return terms, appendQueryConcepts(concepts, q, terms)
@@ -413,7 +418,9 @@ func (g *Generation) retrieveLexical(q *Query, allow *roaring.Bitmap, limit int)
 	s := getScratch()
 	defer putScratch(s)
 	terms, concepts := queryAnalysis(q, s.concepts[:0])
-	s.concepts = concepts
+	if q.ConceptIDs == nil { // the scratch's buffer, else the query's own (read only)
+		s.concepts = concepts
+	}
 	ids := s.tids[:0]
 	for _, t := range terms {
 		if id, ok := x.dict[t]; ok {
@@ -430,7 +437,7 @@ func (g *Generation) retrieveLexical(q *Query, allow *roaring.Bitmap, limit int)
 		s.terms = keepStrongest(s.terms, maxQueryTerms)
 	}
 	nq, nids := len(s.terms), len(ids)
-	for _, c := range s.concepts {
+	for _, c := range concepts {
 		for _, id := range g.conceptTermsOf(c) {
 			if _, found := slices.BinarySearch(ids[:nids], id); found || slices.Contains(ids[nids:], id) {
 				continue

@@ -73,6 +73,8 @@ type derived struct {
 	terms, concepts []string
 	phrase          string   // rank.PhraseKey(text)
 	signal          []string // SignalTerms of terms and concepts
+	conceptIDs      []int32  // the concept ids of text (see ConceptIDs); nil when not derived
+	idsBuf          [6]int32 // holds conceptIDs when they fit: no allocation of their own
 }
 
 // Normalizer turns a search text into a Parsed query. Implementations must be safe for
@@ -87,6 +89,21 @@ type Normalizer interface {
 func (p *Parsed) PhraseKey() (string, bool) {
 	d := &p.derived
 	return d.phrase, d.phrase != "" && d.text == p.Text
+}
+
+// ConceptIDs returns the ids (text.ConceptID) of the shared lexicon's concepts named in
+// p.Text, each once in order of first appearance: what text.AppendConceptIDs finds in the
+// text with its repeats removed, as the lexical retriever would find them itself. The
+// rules take them from their scan; ok is false when p holds none (a parse another
+// normaliser built, or whose Text or Terms were replaced since). When ok, the slice is
+// not nil (empty for a text naming no concept) and p.Terms is the analysis of p.Text (nil
+// for none). The slice is shared: the caller must not modify it.
+func (p *Parsed) ConceptIDs() ([]int32, bool) {
+	d := &p.derived
+	if d.conceptIDs == nil || d.text != p.Text || !same(d.terms, p.Terms) {
+		return nil, false
+	}
+	return d.conceptIDs, true
 }
 
 // SignalTerms returns the sorted, unique terms rank compares with when_to_use and

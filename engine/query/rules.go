@@ -71,6 +71,10 @@ type analysis struct {
 	tildes                                       []string
 	sortKeys                                     []uint64
 	idBuf                                        []byte
+	// ctoks are the text's tokens as the shared concept lexicon matches them (text.Token,
+	// from scanText), and cids the concept ids found in them (see Parsed.ConceptIDs)
+	ctoks []text.Token
+	cids  []int32
 }
 
 // analysisPool recycles the per-query buffers of the rules (nothing of an analysis
@@ -144,6 +148,7 @@ func (a *analysis) release() {
 	clear(a.constraints)
 	clear(a.ids)
 	clear(a.tildes)
+	clear(a.ctoks)
 	a.s, a.lex = "", nil
 	analysisPool.Put(a)
 }
@@ -160,6 +165,9 @@ func resize[T any](s []T, n int) []T {
 
 // breaksClause reports whether the text between two tokens ends a clause.
 func breaksClause(gap string) bool {
+	if len(gap) <= 1 && (gap == "" || gap[0] == ' ') { // the common gaps
+		return false
+	}
 	for i, r := range gap {
 		switch r {
 		case ',', '，', '。', ';', '；', '!', '！', '?', '？', '\n', ':', '：', '(', ')', '（', '）', '"', '“', '”':
@@ -612,6 +620,35 @@ func (a *analysis) fill(p *Parsed) {
 		phrase: string(a.phrase),
 		signal: a.signalTerms(arena),
 	}
+	d := &p.derived
+	switch ids := a.conceptIDs(); {
+	case len(ids) == 0:
+		d.conceptIDs = noConceptIDs
+	case len(ids) <= len(d.idsBuf):
+		n := copy(d.idsBuf[:], ids)
+		d.conceptIDs = d.idsBuf[:n:n]
+	default:
+		d.conceptIDs = slices.Clone(ids)
+	}
+}
+
+// noConceptIDs is the ConceptIDs of a text naming no concept: empty, not nil.
+var noConceptIDs = []int32{}
+
+// conceptIDs returns the ids of the shared lexicon's concepts named in the text, each once
+// in order of first appearance: text.AppendConceptIDs of the text with its repeats
+// removed, matched on the tokens scanText kept rather than on a second scan. The slice is
+// the analysis' buffer.
+func (a *analysis) conceptIDs() []int32 {
+	all := text.DefaultLexicon().AppendTokenConceptIDs(a.cids[:0], a.ctoks)
+	ids := all[:0]
+	for _, c := range all {
+		if !slices.Contains(ids, c) {
+			ids = append(ids, c)
+		}
+	}
+	a.cids = all
+	return ids
 }
 
 // signalTerms returns Parsed.SignalTerms of the analysis in dst, which has room for the

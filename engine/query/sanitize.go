@@ -51,6 +51,7 @@ func cleanText(s string) string {
 			continue
 		}
 		switch {
+		case r > ' ' && r < 0x7f || r >= 0x3040 && r <= 0x9FFF: // printable ASCII, kana and CJK ideographs
 		case unicode.IsSpace(r) || r == utf8.RuneError:
 			space = sb.Len() > 0
 			continue

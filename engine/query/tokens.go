@@ -52,10 +52,12 @@ func tokenize(dst []token, s string) []token {
 // lexicon's entries and, from the same scan, it collects the query's search terms (what
 // text.AppendTerms appends) with their sort keys, and its phrase key (what rank.PhraseKey
 // returns: the terms of the words, stop words left out, and the CJK characters but the
-// particles, each followed by a space, after a leading space).
+// particles, each followed by a space, after a leading space), and the tokens the shared
+// concept lexicon matches (what text.AppendConceptIDs scans the text into).
 func (a *analysis) scanText() {
 	lex, sc, s := a.lex, &a.sc, a.s
 	toks, terms, pre, phrase := a.toks[:0], a.terms[:0], a.termPre[:0], append(a.phrase[:0], ' ')
+	ctoks := a.ctoks[:0]
 	sc.Reset(s)
 	for sc.Next() {
 		switch sc.Kind() {
@@ -65,21 +67,28 @@ func (a *analysis) scanText() {
 			t := token{start: start, end: start + int32(len(sc.Text())), first: w.first, num: w.num}
 			t.word, t.key, t.stop = w.get()
 			toks = append(toks, t)
+			ctoks = append(ctoks, text.Token{Key: t.key, Kind: text.KindWord, NoEntry: w.noConcept()})
 			if !t.stop {
 				terms, pre = append(terms, t.key), append(pre, w.pre)
 				phrase = append(w.appendKey(phrase), ' ')
 			}
 		case text.KindJoined: // a term, not a token
-			if w := lex.word(sc); !w.stop() {
-				_, key, _ := w.get()
+			w := lex.word(sc)
+			_, key, stop := w.get()
+			ctoks = append(ctoks, text.Token{Key: key, Kind: text.KindJoined})
+			if !stop {
 				terms, pre = append(terms, key), append(pre, w.pre)
 			}
 		case text.KindCJK:
 			run, off := sc.Text(), int32(sc.Offset())
-			for i := 0; i < len(run); {
+			var noStart uint64 // the characters the concept matcher need not look up
+			for i, k := 0, 0; i < len(run); k++ {
 				_, n := utf8.DecodeRuneInString(run[i:])
 				ch := run[i : i+n]
 				w := lex.char(ch)
+				if k < 64 && w.noConcept() {
+					noStart |= 1 << k
+				}
 				t := token{key: ch, word: ch, start: off + int32(i), end: off + int32(i+n), first: w.first, num: w.num, cjk: true, stop: w.stop()}
 				toks = append(toks, t)
 				// the unigram unless a particle, then the bigram
@@ -94,10 +103,11 @@ func (a *analysis) scanText() {
 				}
 				i += n
 			}
+			ctoks = append(ctoks, text.Token{Key: run, Kind: text.KindCJK, NoStart: noStart})
 		}
 	}
 	sc.Reset("")
-	a.toks, a.terms, a.termPre, a.phrase = toks, terms, pre, phrase
+	a.toks, a.terms, a.termPre, a.phrase, a.ctoks = toks, terms, pre, phrase, ctoks
 }
 
 // prefix8 is the big-endian value of the first eight bytes of s, zero-padded: strings
@@ -166,22 +176,30 @@ const wordInline = 20
 
 // A wordSlot's meta word packs the word's layout: a tag of its hash (never 0) in the low
 // 16 bits, then the length of the word and the offset and length of its key in text,
-// metaLenBits each, then the stop flag. A length fits: it is at most MaxQueryBytes.
+// metaLenBits each, then the stop flag and metaNoConcept. A length fits: it is at most
+// MaxQueryBytes.
 const (
 	metaLenBits = 13
 	metaLenMask = 1<<metaLenBits - 1
 	metaTagLen  = 1<<(16+metaLenBits) - 1 // the tag and the word's length
 	metaStop    = 1 << (16 + 3*metaLenBits)
+	// metaNoConcept: the shared concept lexicon's matcher has no entry under the word's key
+	// (text.Lexicon.HasWord is false) or, for a CJK character, none starting with it
+	// (text.Lexicon.HasCJK is false), so it need not look it up
+	metaNoConcept = metaStop << 1
 )
 
 // The lengths of a slot's word and key are at most MaxQueryBytes (a constant overflow if not).
 const _ = uint(metaLenMask - MaxQueryBytes)
 
 // slotMeta returns the meta word of a word of hash h.
-func slotMeta(h uint64, wlen, koff, klen int, stop bool) uint64 {
+func slotMeta(h uint64, wlen, koff, klen int, stop, noConcept bool) uint64 {
 	m := uint64(uint16(h>>48)|1) | uint64(wlen)<<16 | uint64(koff)<<(16+metaLenBits) | uint64(klen)<<(16+2*metaLenBits)
 	if stop {
 		m |= metaStop
+	}
+	if noConcept {
+		m |= metaNoConcept
 	}
 	return m
 }
@@ -200,6 +218,10 @@ func (sl *wordSlot) get() (word, key string, stop bool) {
 
 // stop reports whether the slot's word is a stop word or a particle.
 func (sl *wordSlot) stop() bool { return sl.meta.Load()&metaStop != 0 }
+
+// noConcept reports whether the shared concept lexicon's matcher has no entry under the
+// slot's word (see metaNoConcept).
+func (sl *wordSlot) noConcept() bool { return sl.meta.Load()&metaNoConcept != 0 }
 
 // appendKey appends the slot's key to dst, from the bytes in place when it has them.
 func (sl *wordSlot) appendKey(dst []byte) []byte {
@@ -240,7 +262,7 @@ func (l *Lexicon) word(sc *text.Scanner) *wordSlot {
 		return sl
 	}
 	key, stop := sc.Key() // from text's memo, or a copy of a long word
-	return l.words.insert(h, sc.Folded(), key, stop, l.byKey[key], l.nums[key])
+	return l.words.insert(h, sc.Folded(), key, stop, !text.DefaultLexicon().HasWord(key), l.byKey[key], l.nums[key])
 }
 
 // char returns the slot of a CJK character.
@@ -249,12 +271,12 @@ func (l *Lexicon) char(ch string) *wordSlot {
 	if sl := find(l.words.tab.Load(), h, ch); sl != nil {
 		return sl
 	}
-	return l.words.insert(h, ch, ch, text.IsParticle(ch), l.byKey[ch], l.nums[ch])
+	return l.words.insert(h, ch, ch, text.IsParticle(ch), !text.DefaultLexicon().HasCJK(ch), l.byKey[ch], l.nums[ch])
 }
 
 // insert adds the slot of word w (hash h) unless another scan added it meanwhile, and
 // returns it. A word the table cannot take gets a slot of its own.
-func (t *wordTable) insert(h uint64, w, key string, stop bool, first entryRange, num int32) *wordSlot {
+func (t *wordTable) insert(h uint64, w, key string, stop, noConcept bool, first entryRange, num int32) *wordSlot {
 	text, koff := w, 0
 	if !strings.HasPrefix(w, key) {
 		text, koff = w+key, len(w)
@@ -264,7 +286,7 @@ func (t *wordTable) insert(h uint64, w, key string, stop bool, first entryRange,
 	fill := func(sl *wordSlot) *wordSlot {
 		sl.text, sl.pre, sl.first, sl.num = text, prefix8(key), first, num
 		copy(sl.inline[:], text)
-		sl.meta.Store(slotMeta(h, len(w), koff, len(key), stop))
+		sl.meta.Store(slotMeta(h, len(w), koff, len(key), stop, noConcept))
 		return sl
 	}
 	t.mu.Lock()

@@ -34,7 +34,17 @@ func foldRune(r rune) rune {
 		}
 		return r
 	}
+	if caseless(r) {
+		return r
+	}
 	return unicode.ToLower(widen(r))
+}
+
+// caseless reports whether r lies in the kana and CJK ideograph blocks (U+3040..U+9FFF) or
+// the Hangul syllables: runes that neither widen nor lowercase change, the bulk of Chinese
+// text, answered without a search of the case tables.
+func caseless(r rune) bool {
+	return r >= 0x3040 && r <= 0x9FFF || r >= 0xAC00 && r <= 0xD7A3
 }
 
 // Fold lowercases s and maps full-width ASCII forms (letters, digits and punctuation such

@@ -316,9 +316,32 @@ func (l *Lexicon) ConceptsIn(s string) []string {
 
 // Token is one scanned token as the concept matcher sees it: Key is the Scanner's Key (the
 // term of a word or joined token, stop words included, or a whole CJK run).
+//
+// NoEntry, for a KindWord token, tells the matcher that the lexicon has no entry under Key
+// (HasWord(Key) is false), and bit k of NoStart, for a KindCJK token, that the k-th rune of
+// Key (of the first 64) starts no entry (HasCJK of the rune is false), so that the matcher
+// skips those lookups; a caller that memoises HasWord and HasCJK sets them. Their zero
+// values mean the matcher looks everything up.
 type Token struct {
-	Key  string
-	Kind Kind
+	Key     string
+	Kind    Kind
+	NoEntry bool
+	NoStart uint64
+}
+
+// HasCJK reports whether the matcher has an entry under a CJK key or prefix of one: for
+// one rune, whether a member (or blocker) starts with it.
+func (l *Lexicon) HasCJK(prefix string) bool {
+	_, ok := l.cjk[prefix]
+	return ok
+}
+
+// HasWord reports whether the matcher has an entry under the key of one word (a Scanner
+// Key of a KindWord token): a one-word member or blocker, or the first word of a longer
+// one. A word it does not have names no concept and starts no phrase.
+func (l *Lexicon) HasWord(key string) bool {
+	_, ok := l.words[key]
+	return ok
 }
 
 var tokensPool = sync.Pool{New: func() any { s := make([]Token, 0, 64); return &s }}
@@ -397,17 +420,20 @@ func (l *Lexicon) AppendTokenConceptIDs(dst []int32, toks []Token) []int32 {
 	}
 	var keyBuf [128]byte
 	for i := 0; i < len(toks); {
-		t := toks[i]
+		t := &toks[i]
 		switch t.Kind {
 		case KindCJK:
-			dst = l.appendCJK(dst, t.Key)
+			dst = l.appendCJK(dst, t.Key, t.NoStart)
 			i++
 		case KindJoined:
 			dst = append(dst, l.byKey[t.Key]...)
 			i++
 		default:
-			w, ok := l.words[t.Key]
 			i++
+			if t.NoEntry {
+				continue
+			}
+			w, ok := l.words[t.Key]
 			if !ok || w.phraseLens == 0 {
 				dst = append(dst, w.ids...)
 				continue
@@ -442,12 +468,17 @@ func (l *Lexicon) AppendTokenConceptIDs(dst []int32, toks []Token) []int32 {
 
 // appendCJK matches the members inside one CJK run, longest first, left to right. At each
 // position it extends the match a rune at a time while the text is a key or a prefix of
-// one, and takes the longest key seen.
-func (l *Lexicon) appendCJK(dst []int32, run string) []int32 {
+// one, and takes the longest key seen. Bit k of noStart says the k-th rune starts no key
+// (see Token).
+func (l *Lexicon) appendCJK(dst []int32, run string, noStart uint64) []int32 {
 	maxRunes := max(1, min(l.maxRunes, 16))
-	for i := 0; i < len(run); {
+	for i, k := 0, 0; i < len(run); { // k: the number of the rune at i
 		_, size := utf8.DecodeRuneInString(run[i:])
-		step := size
+		if k < 64 && noStart&(1<<k) != 0 {
+			i, k = i+size, k+1
+			continue
+		}
+		step, runes := size, 1
 		var ids []int32
 		for j, n := i+size, 1; ; n++ {
 			c, ok := l.cjk[run[i:j]]
@@ -455,7 +486,7 @@ func (l *Lexicon) appendCJK(dst []int32, run string) []int32 {
 				break
 			}
 			if c.key {
-				ids, step = c.ids, j-i
+				ids, step, runes = c.ids, j-i, n
 			}
 			if n == maxRunes || j == len(run) {
 				break
@@ -464,7 +495,7 @@ func (l *Lexicon) appendCJK(dst []int32, run string) []int32 {
 			j += size
 		}
 		dst = append(dst, ids...)
-		i += step
+		i, k = i+step, k+runes
 	}
 	return dst
 }

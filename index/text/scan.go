@@ -53,6 +53,23 @@ var asciiClass = func() (t [utf8.RuneSelf]runeClass) {
 	return t
 }()
 
+// plainByte marks the bytes of a word that need neither folding nor a boundary check:
+// plainLetter for a-z, plainDigit for 0-9, 0 for any other byte.
+var plainByte = func() (t [256]uint8) {
+	for b := 'a'; b <= 'z'; b++ {
+		t[b] = plainLetter
+	}
+	for b := '0'; b <= '9'; b++ {
+		t[b] = plainDigit
+	}
+	return t
+}()
+
+const (
+	plainLetter = 1 << iota
+	plainDigit
+)
+
 func classifyASCII(r rune) runeClass {
 	switch {
 	case 'a' <= r && r <= 'z':
@@ -224,16 +241,20 @@ func (sc *Scanner) word() bool {
 	runEnds := true
 loop:
 	for sc.pos < len(s) {
-		if b := s[sc.pos]; b < utf8.RuneSelf {
-			if c := asciiClass[b]; c == clsLower || c == clsDigit { // no boundary, no folding
-				if !sc.same {
-					sc.buf = append(sc.buf, b)
-				}
-				hasLetter = hasLetter || c == clsLower
-				prev = c
-				sc.pos++
-				continue
+		// a run of lower-case ASCII letters and digits: no boundary, no folding
+		if pos := sc.pos; plainByte[s[pos]] != 0 {
+			var seen uint8
+			for pos < len(s) && plainByte[s[pos]] != 0 {
+				seen |= plainByte[s[pos]]
+				pos++
 			}
+			if !sc.same {
+				sc.buf = append(sc.buf, s[sc.pos:pos]...)
+			}
+			hasLetter = hasLetter || seen&plainLetter != 0
+			prev = asciiClass[s[pos-1]]
+			sc.pos = pos
+			continue
 		}
 		c, r, w, size := classAt(s, sc.pos)
 		switch c {
