@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/capdex/capdex/registry"
 )
@@ -238,12 +239,28 @@ func Rerank(cands []Candidate, s Signals, opts RerankOptions) {
 			riskFactor = opts.CautionFactor
 		}
 	}
-	var r reranker
-	r.start(cands, &s, &opts, terms, riskFactor)
+	r := getReranker()
+	r.sv, r.ov = s, opts
+	r.start(cands, &r.sv, &r.ov, terms, riskFactor)
 	if !(opts.Prune > 0 && len(cands) > opts.Prune && r.tc != nil && r.prune()) {
 		r.all(false)
 	}
+	putReranker(r)
+}
+
+// rerankers holds reranker working states: one holds its phrase pairs in its own buffer,
+// so it would otherwise be allocated by every call.
+var rerankers = sync.Pool{New: func() any { return new(reranker) }}
+
+func getReranker() *reranker { return rerankers.Get().(*reranker) }
+
+// putReranker releases r's query terms and returns r to the pool, keeping none of the
+// call's references.
+func putReranker(r *reranker) {
 	r.q.release()
+	r.cands, r.s, r.opts, r.tc, r.terms, r.q, r.docs = nil, nil, nil, nil, nil, nil, nil
+	r.sv, r.ov, r.pairs = Signals{}, RerankOptions{}, phrasePairs{}
+	rerankers.Put(r)
 }
 
 // reranker is one Rerank call's (or one completion's) working state.
@@ -251,6 +268,8 @@ type reranker struct {
 	cands      []Candidate
 	s          *Signals
 	opts       *RerankOptions
+	sv         Signals       // Rerank's copy of its signals (s points here)
+	ov         RerankOptions // and of its options (opts points here)
 	tc         *TermCache
 	terms      []string
 	riskFactor float64
@@ -609,10 +628,10 @@ func settle(cands []Candidate, n int) {
 	if n <= st.p && &cands[0] == &st.cands[0] {
 		return
 	}
-	var r reranker
+	r := getReranker()
 	r.start(st.cands, &st.s, &st.opts, st.terms, st.riskFactor)
 	r.all(true)
-	r.q.release()
+	putReranker(r)
 }
 
 // touch reads a word of every cache line of the numbers Rerank reads of each candidate in
