@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/capdex/capdex/actors"
-	"github.com/capdex/capdex/index/testcat"
 	"github.com/capdex/capdex/registry"
 )
 
@@ -15,24 +14,7 @@ import (
 // the final ranking of a fresh search. Being one goroutine without actors, it is also the
 // benchmark to count instructions of (valgrind --tool=callgrind
 // --toggle-collect='github.com/capdex/capdex/engine.(*searchCtx).rank').
-func BenchmarkRankStage(b *testing.B) {
-	for _, set := range []string{"seal_tools", "hammerbench_zh"} {
-		b.Run("set="+set, func(b *testing.B) {
-			caps, queries := stageEvalSet(b, set)
-			benchRankStage(b, caps, queries)
-		})
-	}
-	b.Run("catalog=10k", func(b *testing.B) {
-		caps := testcat.GenerateCatalog(10_000, 42)
-		var queries []string
-		for i, c := range caps {
-			if c.ResourceType == registry.TypeAction && i%7 == 0 {
-				queries = append(queries, c.Title)
-			}
-		}
-		benchRankStage(b, caps, queries)
-	})
-}
+func BenchmarkRankStage(b *testing.B) { runStageSets(b, benchRankStage) }
 
 func benchRankStage(b *testing.B, caps []*registry.Capability, queries []string) {
 	e, err := Open(context.Background(), Options{Seed: caps, NoSync: true})

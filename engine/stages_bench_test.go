@@ -25,11 +25,16 @@ import (
 //
 // set=NAME uses ../shared/eval/NAME (CAPDEX_EVAL_DIR overrides the folder) and is skipped
 // without it; catalog=10k uses a generated catalogue queried by its actions' titles.
-func BenchmarkStages(b *testing.B) {
+func BenchmarkStages(b *testing.B) { runStageSets(b, benchStages) }
+
+// runStageSets runs bench as sub-benchmarks on the stage benchmarks' catalogues and
+// queries: set=seal_tools and set=hammerbench_zh (skipped without the evaluation sets) and
+// catalog=10k, a generated catalogue queried by every seventh action's title.
+func runStageSets(b *testing.B, bench func(*testing.B, []*registry.Capability, []string)) {
 	for _, set := range []string{"seal_tools", "hammerbench_zh"} {
 		b.Run("set="+set, func(b *testing.B) {
 			caps, queries := stageEvalSet(b, set)
-			benchStages(b, caps, queries)
+			bench(b, caps, queries)
 		})
 	}
 	b.Run("catalog=10k", func(b *testing.B) {
@@ -40,7 +45,7 @@ func BenchmarkStages(b *testing.B) {
 				queries = append(queries, c.Title)
 			}
 		}
-		benchStages(b, caps, queries)
+		bench(b, caps, queries)
 	})
 }
 
