@@ -11,27 +11,11 @@ import (
 	"github.com/capdex/capdex/index/testcat"
 )
 
-// refQueryTerms is queryTerms as it was before the per-list marks: terms appended one per
-// feature, their lists and weights resolved, merged through mergeTerms' hash table.
+// refQueryTerms is queryTerms as it was before the per-list marks (still its path for
+// indexes with too many lists): merged through mergeTerms' hash table.
 func refQueryTerms(x *semIndex, v embed.SparseVector) ([]semTerm, float64) {
-	var ts []semTerm
-	for i, f := range v.Idx {
-		if id, ok := x.feature(f); ok {
-			ts = append(ts, semTerm{list: id, w: v.Val[i]})
-		}
-	}
-	for i := range ts {
-		fe := &x.feats[ts[i].list]
-		ts[i].list, ts[i].w = fe.list, ts[i].w*fe.scale
-	}
-	ts = mergeTerms(&semScratch{}, ts)
-	var sum float64
-	for i := range ts {
-		t, sl := &ts[i], &x.lists[ts[i].list]
-		t.start, t.df, t.cid = sl.start, sl.df, sl.cid
-		sum += math.Abs(float64(t.w))
-	}
-	return ts, sum
+	st := &semScratch{}
+	return x.finishTerms(st, x.hashMergedTerms(st, v))
 }
 
 // TestQueryTermsMatchReference checks queryTerms (marks per list) against the hash-table

@@ -502,17 +502,7 @@ func (x *semIndex) queryTerms(st *semScratch, v embed.SparseVector) ([]semTerm, 
 	// Each pass resolves one level and the next pass reads what it found: the loads of a
 	// pass are independent, so their cache misses can overlap.
 	if len(x.lists) > maxListMarks {
-		ts := st.terms[:0]
-		for i, f := range v.Idx {
-			if id, ok := x.feature(f); ok {
-				ts = append(ts, semTerm{list: id, w: v.Val[i]})
-			}
-		}
-		for i := range ts {
-			fe := &x.feats[ts[i].list]
-			ts[i].list, ts[i].w = fe.list, ts[i].w*fe.scale
-		}
-		return x.finishTerms(st, mergeTerms(st, ts))
+		return x.finishTerms(st, x.hashMergedTerms(st, v))
 	}
 	// features → feature ids and the query's values (in st.fids, st.fws), → lists and
 	// weights, merged per list through st.marks (1 + the index of the list's term, zero
@@ -564,6 +554,23 @@ func (x *semIndex) finishTerms(st *semScratch, ts []semTerm) ([]semTerm, float64
 	}
 	st.terms = ts
 	return ts, sum
+}
+
+// hashMergedTerms resolves v's features to terms one per feature in st.terms, then their
+// lists and weights, and merges them per list through mergeTerms' hash table: queryTerms'
+// path when there are too many lists for a mark each.
+func (x *semIndex) hashMergedTerms(st *semScratch, v embed.SparseVector) []semTerm {
+	ts := st.terms[:0]
+	for i, f := range v.Idx {
+		if id, ok := x.feature(f); ok {
+			ts = append(ts, semTerm{list: id, w: v.Val[i]})
+		}
+	}
+	for i := range ts {
+		fe := &x.feats[ts[i].list]
+		ts[i].list, ts[i].w = fe.list, ts[i].w*fe.scale
+	}
+	return mergeTerms(st, ts)
 }
 
 // mergeTerms sums the weights of the terms of one list into the first of them and returns

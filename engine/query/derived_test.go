@@ -86,31 +86,41 @@ func checkDerived(tb testing.TB, lex *Lexicon, s string) {
 // every CJK character on its own (the particles rank leaves out of phrase keys are those
 // text.IsParticle names).
 func TestDerivedSignals(t *testing.T) {
+	forQueryCorpus(t, nil, 5, 1, checkDerived)
+}
+
+// forQueryCorpus calls check with the default lexicon and the fixture's on extra, the seed
+// cases and 500 random mixes of their words (drawn with seed); with the default lexicon on
+// every CJK character followed by " 了" after every particleEvery-th (in texts of about 1000
+// bytes); and with each evaluation set's lexicon and the default one on its queries.
+func forQueryCorpus(t *testing.T, extra []string, seed uint64, particleEvery rune, check func(testing.TB, *Lexicon, string)) {
 	seeds := jsonlQueries(t, "../../testdata/eval/seed_cases.jsonl")
 	pool := wordPool(seeds)
 	slices.Sort(pool) // wordPool ranges over maps
-	random := randomQueries(rand.New(rand.NewPCG(5, 6)), pool, 500)
+	random := randomQueries(rand.New(rand.NewPCG(seed, seed+1)), pool, 500)
 	def, fixture := NewLexicon(nil), NewLexicon(fixtureSnapshot(t))
-	for _, s := range slices.Concat(seeds, random) {
-		checkDerived(t, def, s)
-		checkDerived(t, fixture, s)
+	for _, s := range slices.Concat(extra, seeds, random) {
+		check(t, def, s)
+		check(t, fixture, s)
 	}
 	var sb strings.Builder
 	for r := rune(0x1100); r <= 0xFFFF; r++ {
 		if text.IsCJK(r) {
 			sb.WriteRune(r)
-			sb.WriteString(" 了")
+			if r%particleEvery == 0 {
+				sb.WriteString(" 了")
+			}
 		}
 		if sb.Len() > 1000 || r == 0xFFFF {
-			checkDerived(t, def, sb.String())
+			check(t, def, sb.String())
 			sb.Reset()
 		}
 	}
 	for _, set := range evalSets(t) {
 		t.Run(set.name, func(t *testing.T) {
 			for _, s := range set.queries {
-				checkDerived(t, set.lex, s)
-				checkDerived(t, def, s)
+				check(t, set.lex, s)
+				check(t, def, s)
 			}
 		})
 	}

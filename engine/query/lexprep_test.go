@@ -2,7 +2,6 @@ package query
 
 import (
 	"context"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -66,36 +65,7 @@ func TestConceptIDs(t *testing.T) {
 		"restart the service, not reinstall", "帮我取消明天的会议", "ＤＥＬＥＴＥ　ｔｈｅ　ｍｅｅｔｉｎｇ",
 		"maintenance.codex.diagnose", "how do I fix the PATH conflict", strings.Repeat("x", 300) + " delete",
 	}
-	seeds := jsonlQueries(t, "../../testdata/eval/seed_cases.jsonl")
-	pool := wordPool(seeds)
-	slices.Sort(pool)
-	random := randomQueries(rand.New(rand.NewPCG(11, 12)), pool, 500)
-	def, fixture := NewLexicon(nil), NewLexicon(fixtureSnapshot(t))
-	for _, s := range slices.Concat(texts, seeds, random) {
-		checkConceptIDs(t, def, s)
-		checkConceptIDs(t, fixture, s)
-	}
-	var sb strings.Builder
-	for r := rune(0x1100); r <= 0xFFFF; r++ {
-		if text.IsCJK(r) {
-			sb.WriteRune(r)
-			if r%3 == 0 {
-				sb.WriteString(" 了")
-			}
-		}
-		if sb.Len() > 1000 || r == 0xFFFF {
-			checkConceptIDs(t, def, sb.String())
-			sb.Reset()
-		}
-	}
-	for _, set := range evalSets(t) {
-		t.Run(set.name, func(t *testing.T) {
-			for _, s := range set.queries {
-				checkConceptIDs(t, set.lex, s)
-				checkConceptIDs(t, def, s)
-			}
-		})
-	}
+	forQueryCorpus(t, texts, 11, 3, checkConceptIDs)
 }
 
 // TestCleanTextFastRunes: the runes cleanText keeps without consulting the Unicode tables

@@ -168,16 +168,8 @@ func TestScanAnalyzeConceptsMatchReference(t *testing.T) {
 // concepts AppendConceptIDs gives, for a small custom lexicon too (long phrases, a CJK
 // key whose prefix is another key, blockers).
 func TestConceptsOfTokensMatchesConceptIDs(t *testing.T) {
-	custom, err := ParseLexicon([]byte("-: in_order_to 包含 a_b_c_d_e\n" +
-		"x: sign_in sign_in_with_google_account 包 包裹 删除日程表 log\n" +
-		"y: sign google_account 日程 删除 a_b in_order\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	texts := append(equivTexts(t), "sign in with google account", "a b c d e a b c d",
-		"in order to sign in order", "删除日程表包含包裹包", "sign_in_with_google")
-	for _, l := range []*Lexicon{defaultLex(t), custom} {
-		for _, s := range texts {
+	for _, l := range []*Lexicon{defaultLex(t), phraseLexicon(t)} {
+		for _, s := range tokenTexts(t) {
 			var toks []Token
 			var sc Scanner
 			sc.Reset(s)
@@ -191,6 +183,24 @@ func TestConceptsOfTokensMatchesConceptIDs(t *testing.T) {
 			}
 		}
 	}
+}
+
+// phraseLexicon is a small lexicon of long phrases, CJK keys whose prefix is another key,
+// overlapping members and blockers.
+func phraseLexicon(tb testing.TB) *Lexicon {
+	l, err := ParseLexicon([]byte("-: in_order_to 包含 a_b_c_d_e\n" +
+		"x: sign_in sign_in_with_google_account 包 包裹 删除日程表 log\n" +
+		"y: sign google_account 日程 删除 a_b in_order\n"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return l
+}
+
+// tokenTexts are equivTexts plus texts meeting phraseLexicon's phrases and blockers.
+func tokenTexts(tb testing.TB) []string {
+	return append(equivTexts(tb), "sign in with google account", "a b c d e a b c d",
+		"in order to sign in order", "删除日程表包含包裹包", "sign_in_with_google")
 }
 
 // TestTermMemoConcurrent hammers a fresh memo from several goroutines through its growth

@@ -12,14 +12,8 @@ import (
 // blockers and overlapping members; marking a word the lexicon has drops its concepts (the
 // mark is read).
 func TestNoEntryTokens(t *testing.T) {
-	custom, err := ParseLexicon([]byte("-: in_order_to 包含 a_b_c_d_e\n" +
-		"x: sign_in sign_in_with_google_account 包 包裹 删除日程表 log\n" +
-		"y: sign google_account 日程 删除 a_b in_order\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	texts := append(equivTexts(t), "sign in with google account", "a b c d e a b c d",
-		"in order to sign in order", "删除日程表包含包裹包", "sign_in_with_google", "YouTube sign-in LogIn",
+	custom := phraseLexicon(t)
+	texts := append(tokenTexts(t), "YouTube sign-in LogIn",
 		"我想删除日程表然后包含包裹包", strings.Repeat("的删除日程", 30), strings.Repeat("x删", 40)+"删除日程表")
 	for _, l := range []*Lexicon{defaultLex(t), custom} {
 		for _, s := range texts {
