@@ -598,14 +598,9 @@ func (r *reranker) prune() bool {
 	permute(cands, perm)
 	q.docs = docs[:0]
 	st.p = p
-	// Coverage up to the first usable candidate, when it is among the first p (else the
-	// completion sets it).
-	for i := range cands[:p] {
-		if usable(cands[i].Availability) {
-			r.coverage(i + 1)
-			break
-		}
-	}
+	// Coverage as the full ranking sets it on the first p: up to the first usable candidate
+	// (the completion sets the rest).
+	r.coverage(p)
 	return true
 }
 
