@@ -16,6 +16,7 @@ import (
 	"github.com/capdex/capdex/engine/query"
 	"github.com/capdex/capdex/engine/rank"
 	"github.com/capdex/capdex/index"
+	"github.com/capdex/capdex/index/text"
 	"github.com/capdex/capdex/registry"
 )
 
@@ -171,7 +172,7 @@ func (e *Engine) signals(st *state, p *query.Parsed, req *registry.SearchRequest
 		phrase = rank.PhraseKey(p.Text)
 	}
 	s := rank.Signals{
-		Intents: p.Intents, Entities: p.Entities, Symptoms: p.Symptoms,
+		Intents: p.Intents, Entities: p.Entities, Symptoms: symptomsOf(p),
 		Forbidden: p.Forbidden, Constraints: p.Constraints,
 		Terms: p.SignalTerms(), Phrase: phrase, IDs: p.IDs,
 		ExplicitWrite: p.ExplicitWrite, Browse: p.Browse, HowTo: p.HowTo, Vague: p.Vague, Scope: p.Scope, Lang: p.Lang,
@@ -180,6 +181,31 @@ func (e *Engine) signals(st *state, p *query.Parsed, req *registry.SearchRequest
 		s.Scope = req.Within
 	}
 	return s
+}
+
+// symptomsOf returns the symptoms the ranking compares: the parse's, then the symptom
+// concepts of the shared lexicon (text.IsSymptom) it names, such as "unreachable" for
+// "连不上", which meet the capabilities documented for them (see rank.Rerank). A concept
+// that one of the parse's symptoms already names ("npm_registry_unreachable") is left out,
+// so one reported problem is not counted twice.
+func symptomsOf(p *query.Parsed) []string {
+	out := p.Symptoms
+	for _, c := range p.Concepts {
+		if text.IsSymptom(c) && !slices.Contains(out, c) && !namesConcept(p.Symptoms, c) {
+			out = append(slices.Clip(out), c) // never into the parse's own array
+		}
+	}
+	return out
+}
+
+// namesConcept reports whether one of the symptom values names the concept in its words.
+func namesConcept(symptoms []string, concept string) bool {
+	for _, s := range symptoms {
+		if slices.Contains(text.ConceptsIn(strings.ReplaceAll(s, "_", " ")), concept) {
+			return true
+		}
+	}
+	return false
 }
 
 func scopeOf(req *registry.SearchRequest) string {

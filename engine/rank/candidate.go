@@ -56,7 +56,8 @@ type Candidate struct {
 	// Coverage (0..1) is the idf-weighted share of the query's terms found in the
 	// capability's descriptive text (id words, title, aliases, summary, when_to_use,
 	// intents, entities, symptoms, tags), set by Rerank; 1 when Rerank has no TermCache
-	// for the capability (unknown). It measures how much of the request the capability
+	// for the capability (unknown). A text holding a symptom concept of the query covers
+	// the query's words that spell it too ("连不上" for "cannot connect"). It measures how much of the request the capability
 	// speaks to in absolute terms, which the fused score (relative to the other candidates
 	// of the same search) cannot; Resolve's MinCoverage floor uses it, on the best usable
 	// candidate. Rerank computes it only for the candidates it ranks up to that one (the

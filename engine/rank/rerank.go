@@ -15,7 +15,10 @@ import (
 type Signals struct {
 	// Intents, Entities and Symptoms are compared with the capability's fields of the same
 	// name. The query side expands intents to every registry value sharing their concept, so
-	// the comparison here is plain equality.
+	// the comparison here is plain equality. A capability's symptoms include the symptom
+	// concepts of the shared lexicon (text.IsSymptom: "unreachable", "crash") that its
+	// aliases, when_to_use entries and symptoms name, so Symptoms may hold such concept names
+	// for a query reporting the problem in any language.
 	Intents, Entities, Symptoms []string
 	// Forbidden lists intents the user forbade ("不要直接更新" → update, upgrade).
 	Forbidden []string
@@ -714,9 +717,10 @@ func termsFor(c *Candidate, tc *TermCache, q *queryTerms, terms []string, p *phr
 	return m
 }
 
-// haves returns the capability's intents, entities and symptoms (by value kind).
+// haves returns the capability's intents, entities and symptoms (by value kind), the
+// symptoms with those its texts document (symptomValues).
 func haves(c *registry.Capability) [valueKinds][]string {
-	return [valueKinds][]string{valueIntent: c.Intents, valueEntity: c.Entities, valueSymptom: c.Symptoms}
+	return [valueKinds][]string{valueIntent: c.Intents, valueEntity: c.Entities, valueSymptom: symptomValues(c)}
 }
 
 // countMatched sets m.marks and m.matched from the record d (q marks the values the query

@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"cmp"
 	"hash/maphash"
 	"math"
 	"math/bits"
@@ -147,6 +148,30 @@ func (t *TermCache) termsOf(d *docTerms) docNums {
 	}
 }
 
+// symptomValues returns the symptoms Rerank compares with the query's for c: its own,
+// then the symptom concepts (text.IsSymptom) that its aliases, when_to_use entries and
+// symptoms name, each once, so an alias "cannot connect to the docker daemon" documents the
+// symptom "unreachable" that a query "docker 连不上" reports.
+func symptomValues(c *registry.Capability) []string {
+	out := c.Symptoms
+	add := func(s string) {
+		for _, name := range text.ConceptsIn(s) {
+			if text.IsSymptom(name) && !slices.Contains(out, name) {
+				out = append(slices.Clip(out), name) // never into c's own array
+			}
+		}
+	}
+	for _, list := range [][]string{c.Aliases, c.WhenToUse} {
+		for _, s := range list {
+			add(s)
+		}
+	}
+	for _, s := range c.Symptoms {
+		add(idWords.Replace(s))
+	}
+	return out
+}
+
 // valuesOf returns d's value numbers, by value kind.
 func (t *TermCache) valuesOf(d *docTerms) (v [valueKinds][]uint32) {
 	p := d.values + valueKinds
@@ -275,7 +300,7 @@ func NewTermCache(caps []*registry.Capability, analyze func(string) []string) *T
 				t.nums = append(t.nums, refer[d]...)
 			}
 			rec.values = uint32(len(t.nums))
-			lists := [valueKinds][]string{valueIntent: c.Intents, valueEntity: c.Entities, valueSymptom: c.Symptoms}
+			lists := haves(c)
 			for _, list := range lists {
 				t.nums = append(t.nums, uint32(len(list)))
 			}
@@ -446,7 +471,39 @@ func (t *TermCache) textCoverage(d *docTerms, q *queryTerms) float64 {
 	if d == nil || q.weight <= 0 {
 		return 1
 	}
-	return t.textShare(t.nums[d.text:d.end], q) / q.weight
+	text := t.nums[d.text:d.end]
+	return min((t.textShare(text, q)+q.spelledShare(text))/q.weight, 1)
+}
+
+// spelledShare returns the summed weight of the query's terms that spell a concept text
+// (sorted unique term numbers) holds, leaving out those text holds itself (textShare
+// counts them): a capability that holds a concept covers the words the query names it
+// with, in whatever language. A term spelling several concepts counts once.
+func (q *queryTerms) spelledShare(text []uint32) float64 {
+	if len(q.spelled) == 0 {
+		return 0
+	}
+	extra := q.extra[:0]
+	for _, sp := range q.spelled {
+		if _, held := slices.BinarySearch(text, sp.concept); !held {
+			continue
+		}
+		if sp.key >= 0 {
+			if _, direct := slices.BinarySearch(text, uint32(sp.key)); direct {
+				continue
+			}
+		}
+		extra = append(extra, sp)
+	}
+	slices.SortFunc(extra, func(a, b spelling) int { return cmp.Compare(a.key, b.key) })
+	w := 0.0
+	for i, sp := range extra {
+		if i == 0 || sp.key != extra[i-1].key {
+			w += float64(sp.weight)
+		}
+	}
+	q.extra = extra[:0]
+	return w
 }
 
 // textShare returns the summed idf of the query's terms found in text (sorted unique term
@@ -513,6 +570,20 @@ type queryTerms struct {
 	// hi, keys and sufmax are prune's scratch space.
 	hi, sufmax []float64
 	keys       []uint64
+	// spelled holds, for each concept of the query that some capability holds (by the
+	// number of its "~" term), the query's own terms that spell one of its members, in
+	// runs: see conceptSpelling. extra is textCoverage's scratch space.
+	spelled []spelling
+	extra   []spelling
+}
+
+// spelling is one query term spelling a concept: the concept's number and the term's
+// (its index in the query's terms, negated and minus one, when no capability uses it) and
+// weight in the coverage's denominator.
+type spelling struct {
+	concept uint32
+	key     int64
+	weight  float32
 }
 
 var queryPool = sync.Pool{New: func() any { return new(queryTerms) }}
@@ -565,6 +636,59 @@ func (q *queryTerms) number(t *TermCache, terms []string) {
 	for _, n := range q.nums {
 		q.idf = append(q.idf, t.idf[n])
 	}
+	q.spell(t, terms)
+}
+
+// spell sets q.spelled: for each symptom concept term ("~name", text.IsSymptom) of the
+// sorted terms that a capability's text holds, the terms among them that spell one of the
+// concept's members (conceptSpelling), with their weights as number counted them. Other
+// concepts are left out: a broad one ("food") held by a capability says little about how
+// much of the request it speaks to, while a symptom is specific, and spelled in several
+// words that one capability rarely shares in another language ("为什么连不上" and "cannot
+// connect to the docker daemon").
+func (q *queryTerms) spell(t *TermCache, terms []string) {
+	q.spelled = q.spelled[:0]
+	for i, term := range terms {
+		if len(term) < 2 || term[0] != '~' || q.ids[i] < 0 || !text.IsSymptom(term[1:]) {
+			continue
+		}
+		concept := uint32(q.ids[i])
+		for _, m := range conceptSpelling(term[1:]) {
+			j, found := slices.BinarySearch(terms, m)
+			if !found {
+				continue
+			}
+			sp := spelling{concept: concept, key: -int64(j) - 1}
+			switch id := q.ids[j]; {
+			case id >= 0:
+				sp.key, sp.weight = int64(id), t.idf[id]
+			case informative(m):
+				sp.weight = t.maxIDF
+			default:
+				continue
+			}
+			q.spelled = append(q.spelled, sp)
+		}
+	}
+}
+
+// conceptSpellings memoises conceptSpelling by concept name.
+var conceptSpellings sync.Map // string → []string
+
+// conceptSpelling returns the sorted analysed terms of a shared-lexicon concept's members:
+// the terms a text spells the concept with ("连不上" gives 连, 连不, 不, 不上, 上).
+func conceptSpelling(name string) []string {
+	if v, ok := conceptSpellings.Load(name); ok {
+		return v.([]string)
+	}
+	var out []string
+	for _, m := range text.ConceptMembers(name) {
+		out = append(out, text.Analyze(strings.ReplaceAll(m, "_", " "))...)
+	}
+	slices.Sort(out)
+	out = slices.Compact(out)
+	v, _ := conceptSpellings.LoadOrStore(name, out)
+	return v.([]string)
 }
 
 // idfOf returns the idf of n, one of the query's term numbers.

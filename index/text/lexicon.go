@@ -19,6 +19,7 @@ var conceptsData []byte
 // concurrent use.
 type Lexicon struct {
 	names   []string            // by concept id
+	symptom []bool              // by concept id: the group is a symptom (a "!" line)
 	ids     map[string]int32    // name → concept id
 	members map[string][]string // name → members as written
 	byKey   map[string][]int32  // stemmed English phrase ("sign in") or CJK word → concept ids
@@ -50,8 +51,9 @@ const blockName = "-"
 
 // ParseLexicon reads a lexicon in the concepts.txt format: one group per line,
 // "name: member member ...", blank lines and lines starting with "#" ignored. Names are
-// lowercase [a-z0-9_] and unique. Lines named "-" list blockers: words matched (and so
-// skipped) like members, naming no concept. An English member is folded, split into words (so
+// lowercase [a-z0-9_] and unique. A name written with a leading "!" ("!unreachable: …")
+// makes the group a symptom (see IsSymptom). Lines named "-" list blockers: words matched
+// (and so skipped) like members, naming no concept. An English member is folded, split into words (so
 // "sign_in" and "e-mail" are phrases) and stemmed; a Chinese member must be all CJK.
 // Errors wrap ErrLexicon and name the line.
 func ParseLexicon(data []byte) (*Lexicon, error) {
@@ -81,6 +83,10 @@ func ParseLexicon(data []byte) (*Lexicon, error) {
 			}
 			continue
 		}
+		symptom := strings.HasPrefix(name, "!")
+		if symptom {
+			name = name[1:]
+		}
 		if !ok || !validName(name) {
 			return nil, fmt.Errorf("%w: line %d: want \"name: members\" with a lowercase [a-z0-9_] name", ErrLexicon, line)
 		}
@@ -93,6 +99,7 @@ func ParseLexicon(data []byte) (*Lexicon, error) {
 		}
 		id := int32(len(l.names))
 		l.names = append(l.names, name)
+		l.symptom = append(l.symptom, symptom)
 		l.ids[name] = id
 		l.members[name] = fields
 		for _, m := range fields {
@@ -260,6 +267,18 @@ func (l *Lexicon) ID(name string) (int32, bool) {
 
 // Name returns the name of concept id (see ID).
 func (l *Lexicon) Name(id int32) string { return l.names[id] }
+
+// IsSymptom reports whether the named concept is a symptom: a problem as a user reports it
+// ("连不上", "cannot connect"; "闪退", "crashed"), rather than a task or a thing. A
+// capability documented for a symptom meets a query reporting it in any of its spellings.
+func (l *Lexicon) IsSymptom(name string) bool {
+	id, ok := l.ids[name]
+	return ok && l.symptom[id]
+}
+
+// IsSymptom reports whether the named default-lexicon concept is a symptom (see
+// Lexicon.IsSymptom).
+func IsSymptom(name string) bool { return DefaultLexicon().IsSymptom(name) }
 
 // Names returns every concept name in file order.
 func (l *Lexicon) Names() []string { return slices.Clone(l.names) }

@@ -166,6 +166,16 @@ func TestParseLexicon(t *testing.T) {
 				t.Error("empty lexicon matched something")
 			}
 		}},
+		{name: "symptom", in: "!outage: outage downtime 宕机\nuptime: uptime\n", check: func(t *testing.T, l *Lexicon) {
+			if !l.IsSymptom("outage") || l.IsSymptom("uptime") || l.IsSymptom("nothing") {
+				t.Errorf("IsSymptom: outage %v, uptime %v, nothing %v", l.IsSymptom("outage"), l.IsSymptom("uptime"), l.IsSymptom("nothing"))
+			}
+			if !slices.Equal(l.ConceptsIn("服务宕机了"), []string{"outage"}) || !slices.Equal(l.Names(), []string{"outage", "uptime"}) {
+				t.Errorf("ConceptsIn(服务宕机了) = %v, Names() = %v", l.ConceptsIn("服务宕机了"), l.Names())
+			}
+		}},
+		{name: "symptom without a name", in: "!: outage\n", wantErr: true},
+		{name: "symptom marked twice", in: "!!outage: outage\n", wantErr: true},
 		{name: "no colon", in: "delete remove\n", wantErr: true},
 		{name: "bad name", in: "Delete: remove\n", wantErr: true},
 		{name: "no members", in: "delete:\n", wantErr: true},
@@ -216,5 +226,30 @@ func TestLexiconBlockers(t *testing.T) {
 	}
 	if l.Len() != 1 || l.ConceptsIn("包含包") == nil || len(l.ConceptsIn("包含")) != 0 {
 		t.Errorf("parsed blockers: Len %d, ConceptsIn(包含包) %v", l.Len(), l.ConceptsIn("包含包"))
+	}
+}
+
+// TestDefaultSymptoms checks the embedded lexicon's symptoms: a few specific problems,
+// matched as users report them in either language, and no generic word for trouble.
+func TestDefaultSymptoms(t *testing.T) {
+	l := defaultLex(t)
+	for _, name := range []string{"unreachable", "crash", "incident"} {
+		if !l.IsSymptom(name) {
+			t.Errorf("%s is not a symptom", name)
+		}
+	}
+	for _, name := range []string{"error", "issue", "delete", "connect", "performance"} {
+		if l.IsSymptom(name) {
+			t.Errorf("%s is a symptom: keep symptoms specific", name)
+		}
+	}
+	for _, s := range []string{"docker 连不上", "无法连接数据库", "I can't connect to docker", "Cannot connect to the Docker daemon",
+		"unable to connect", "connection refused"} {
+		if !slices.Contains(l.ConceptsIn(s), "unreachable") {
+			t.Errorf("ConceptsIn(%q) = %v, want unreachable among them", s, l.ConceptsIn(s))
+		}
+	}
+	if slices.Contains(l.ConceptsIn("connect the printer"), "unreachable") {
+		t.Error("connecting is not failing to connect")
 	}
 }
