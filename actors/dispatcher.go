@@ -22,6 +22,10 @@ import (
 //   - A worker may queue a run without waking anyone when it is about to come back to
 //     the queue itself, and then takes that run first: a retriever answering its gather
 //     actor lets the same goroutine run the gather actor next.
+//   - A Search caller whose search may run inline (System.inline) queues its runs without
+//     waking anyone and then works as a worker itself (help) until its answer is ready or
+//     the queue is empty, taking only messages of inline searches; on its way out it wakes
+//     workers for whatever is left, as a post from outside would have.
 type workerPool struct {
 	mu     sync.Mutex
 	queue  []*mailbox // scheduled mailboxes, oldest first; each at most once
@@ -41,7 +45,12 @@ type worker struct {
 	// owed is the run this worker queued for itself during its current run (see
 	// schedule): it takes it when the run ends, or wakes a worker if the run goes on.
 	owed *mailbox
+	// caller marks a Search caller lending its goroutine (see help): it runs only
+	// messages of inline searches and never parks in the pool.
+	caller bool
 }
+
+var callerPool = sync.Pool{New: func() any { return &worker{caller: true} }}
 
 func newWorkerPool(procs, maxIdle int) *workerPool {
 	return &workerPool{procs: max(1, procs), maxIdle: maxIdle}
@@ -65,6 +74,56 @@ func (p *workerPool) schedule(m *mailbox, by *worker) {
 	} else {
 		p.wakeForQueue(p.procs)
 	}
+	p.mu.Unlock()
+}
+
+// scheduleHelped queues a run of m posted by a Search caller that will help run it (see
+// help). Nobody is woken: the caller itself is on its way to the queue.
+func (p *workerPool) scheduleHelped(m *mailbox) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		go m.process(nil)
+		return
+	}
+	p.queue = append(p.queue, m)
+	p.mu.Unlock()
+}
+
+// help runs queued runs on the calling goroutine, as the caller pseudo-worker w, until
+// done holds a value (the caller's answer is ready) or none is queued. A run whose next
+// message is not inline goes back to the queue for a worker (see mailbox.drain). On the
+// way out every queued run gets a worker on its way, as schedule would have given it.
+func (p *workerPool) help(w *worker, done chan struct{}) {
+	p.mu.Lock()
+	for len(done) == 0 {
+		m := p.take(w)
+		if m == nil {
+			break
+		}
+		p.mu.Unlock()
+		m.process(w)
+		p.mu.Lock()
+	}
+	if w.owed != nil { // still queued: answered after done (the answer was ready)
+		p.coming--
+		w.owed = nil
+	}
+	p.wakeForQueue(p.procs)
+	p.mu.Unlock()
+}
+
+// requeue hands a run back to the queue for a worker: its caller pseudo-worker met a
+// message it may not run.
+func (p *workerPool) requeue(m *mailbox) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		go m.process(nil)
+		return
+	}
+	p.queue = append(p.queue, m)
+	p.wakeForQueue(p.procs)
 	p.mu.Unlock()
 }
 

@@ -31,6 +31,16 @@
 // once with Gathered.Final set when every step answered, every unanswered step is past
 // its deadline, the caller's context is done, or the System closes.
 //
+// A blocking Search whose Job marks every planned kind Inline (CPU-bound, never
+// blocking) and whose steps' expected run times beside the longest one are below
+// Options.InlineBelow lends its own goroutine to the actors instead: it queues its
+// messages without waking a worker and runs them, and any other inline search's, until
+// its answer is ready. The messages go through the same mailboxes to the same actors;
+// only the goroutine differs. A small search then costs no goroutine hand-off at all,
+// which matters where waking an idle processor costs more than the search's retrievers
+// (see BenchmarkWakeLatency), while a search with enough work beside its longest step
+// for a second processor is still handed to workers.
+//
 // No futures are used on the search path; protoactor's own logging goes to
 // Options.Logger (discarded when nil).
 //
@@ -51,4 +61,7 @@
 //     cancels it; Close waits for running RetrieveFuncs to return.
 //   - A RetrieveFunc or RankFunc must not call Search, SearchStream or Close of its
 //     own System: it would wait for the actor it runs on.
+//   - An inline search's steps run on its caller, which cannot leave a step at its
+//     deadline: mark only kinds that return promptly. The caller of an inline search may
+//     also run other inline searches' queued messages, Rank calls included.
 package actors

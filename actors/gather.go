@@ -39,6 +39,10 @@ type search struct {
 	cands    *roaring.Bitmap
 	docs     docSet // scratch for merge
 
+	// inline: a blocking search whose every step and Rank may run on its caller's
+	// goroutine (Job.Inline); its caller helps run it (workerPool.help).
+	inline bool
+
 	// delivery: exactly one of done (blocking Search) and updates (SearchStream) is used.
 	done      chan struct{} // capacity 1; reused
 	resp      *registry.SearchResponse

@@ -54,6 +54,18 @@ func (m *mailbox) post(msg any, by *worker) {
 	}
 }
 
+// postHelped is PostUserMessage from a Search caller that helps run its search (see
+// workerPool.help): it wakes workers only for the other processors.
+func (m *mailbox) postHelped(msg any) {
+	m.mu.Lock()
+	m.user.push(msg)
+	m.mu.Unlock()
+	m.userN.Add(1)
+	if m.scheduled.CompareAndSwap(false, true) {
+		m.pool.scheduleHelped(m)
+	}
+}
+
 // PostSystemMessage implements actor.Mailbox.
 func (m *mailbox) PostSystemMessage(msg any) {
 	m.mu.Lock()
@@ -81,7 +93,11 @@ func (m *mailbox) UserMessageCount() int { return int(m.userN.Load()) }
 func (m *mailbox) process(w *worker) {
 	for {
 		m.runner = w
-		m.drain()
+		if !m.drain() {
+			m.runner = nil
+			m.pool.requeue(m) // still scheduled: a worker runs the rest
+			return
+		}
 		m.runner = nil
 		m.scheduled.Store(false)
 		// a message posted after drain returned but before the store above found the
@@ -117,18 +133,29 @@ func (m *mailbox) next() (msg any, system bool) {
 	return msg, system
 }
 
-func (m *mailbox) drain() {
+// drain handles the mailbox's messages until none is left, and reports true; on a caller
+// pseudo-worker (see workerPool.help) it stops before a message that may not run inline,
+// or after throughput messages, and reports false.
+func (m *mailbox) drain() (done bool) {
 	var msg any
+	done = true
 	defer func() {
 		if r := recover(); r != nil {
 			m.invoker.EscalateFailure(r, msg)
 		}
 	}()
+	caller := m.runner != nil && m.runner.caller
 	for i := 0; ; i++ {
 		if i > m.throughput {
+			if caller {
+				return false
+			}
 			i = 0
 			m.settle()
 			runtime.Gosched()
+		}
+		if caller && !m.inlineNext() {
+			return false
 		}
 		var system bool
 		if msg, system = m.next(); msg == nil {
@@ -151,6 +178,26 @@ func (m *mailbox) drain() {
 		m.settle()
 		m.invoker.InvokeUserMessage(msg)
 	}
+}
+
+// inlineNext reports whether the next message may run on a Search caller's goroutine: a
+// system message, or a user message of an inline search (see Job.Inline), or none.
+func (m *mailbox) inlineNext() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.sys.n > 0 {
+		return true
+	}
+	if m.suspended.Load() || m.user.n == 0 {
+		return true
+	}
+	switch msg := m.user.buf[m.user.head].(type) {
+	case *retrieval:
+		return msg.se.inline
+	case *search:
+		return msg.inline
+	}
+	return false
 }
 
 // fifo is a growable ring of messages.

@@ -34,6 +34,7 @@ type System struct {
 	next        [index.NumKinds]atomic.Uint32 // round-robin position per kind
 	expect      [index.NumKinds]atomic.Int64  // recent mean run time per kind, ns
 	mailboxSize int32
+	inlineBelow int64 // Options.InlineBelow in ns; 0: never inline
 	gathers     []*gatherer
 
 	nextID atomic.Uint64
@@ -67,7 +68,14 @@ func New(opts Options) *System {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	switch {
+	case opts.InlineBelow == 0:
+		opts.InlineBelow = 40 * time.Microsecond
+	case opts.InlineBelow < 0:
+		opts.InlineBelow = 0
+	}
 	s := &System{
+		inlineBelow: int64(opts.InlineBelow),
 		mailboxSize: int32(min(opts.MailboxSize, 1<<30)),
 		workers:     newWorkerPool(procs, opts.Workers),
 	}
@@ -103,12 +111,19 @@ func (s *System) spawn(a actor.Actor, mb *mailbox) *actor.PID {
 // Search runs job and returns its final response: the final Rank call's result once
 // every step answered, every unanswered step is past its deadline, ctx is done, or
 // the System closes. It waits no longer than the largest step deadline plus
-// scheduling slack. The error is ErrClosed, a wrapped ErrBadJob, or a *PanicError
-// when the final Rank call panicked.
+// scheduling slack (for an inline search, plus however long a step it runs itself takes
+// past its deadline: see Job.Inline). The error is ErrClosed, a wrapped ErrBadJob, or a
+// *PanicError when the final Rank call panicked.
 func (s *System) Search(ctx context.Context, job *Job) (*registry.SearchResponse, error) {
 	se, pid, err := s.submit(ctx, job, nil)
 	if err != nil {
 		return nil, err
+	}
+	if se.inline { // lend this goroutine to the actors until the answer is ready
+		w := callerPool.Get().(*worker)
+		w.pool = s.workers
+		s.workers.help(w, se.done)
+		callerPool.Put(w)
 	}
 	if cancelled := ctx.Done(); cancelled == nil {
 		<-se.done
@@ -211,6 +226,7 @@ func (s *System) submit(ctx context.Context, job *Job, updates chan<- Update) (*
 	se := searchPool.Get().(*search)
 	n := len(job.Plan)
 	se.id, se.job, se.updates = id, job, updates
+	se.inline = updates == nil && s.inline(job)
 	se.refs.Store(int32(n) + 1)
 	se.steps = growTo(se.steps, n)
 	se.planned = growTo(se.planned, n)
@@ -243,12 +259,35 @@ func (s *System) submit(ctx context.Context, job *Job, updates chan<- Update) (*
 	}
 	// From the Send on, the gather actor owns se; reqs and order are still ours to
 	// read, since nothing changes them before every retrieval is back.
-	reqs, order := se.reqs, s.longestFirst(se)
-	s.root.Send(g.self, se)
+	reqs, order, inline := se.reqs, s.longestFirst(se), se.inline
+	if inline {
+		g.mb.postHelped(se)
+	} else {
+		s.root.Send(g.self, se)
+	}
 	for _, i := range order {
-		s.dispatch(&reqs[i])
+		s.dispatch(&reqs[i], inline)
 	}
 	return se, g.self, nil
+}
+
+// inline reports whether a blocking search of job runs on its caller (see Job.Inline):
+// every planned kind is marked, and the expected run times of the kinds (System.expect)
+// beside the longest one sum to less than Options.InlineBelow.
+func (s *System) inline(job *Job) bool {
+	if job.Inline == 0 || s.inlineBelow == 0 {
+		return false
+	}
+	var sum, longest int64
+	for _, st := range job.Plan {
+		if job.Inline&(1<<st.Kind) == 0 {
+			return false
+		}
+		t := s.expect[st.Kind].Load()
+		sum += t
+		longest = max(longest, t)
+	}
+	return sum-longest < s.inlineBelow
 }
 
 // longestFirst orders se's steps by their kinds' expected run time, longest first (in
@@ -270,8 +309,8 @@ func (s *System) longestFirst(se *search) []int {
 }
 
 // dispatch sends r to a retriever of its kind with room in its mailbox, or answers
-// it as overloaded straight to the gather actor.
-func (s *System) dispatch(r *retrieval) {
+// it as overloaded straight to the gather actor. helped: the caller helps run it.
+func (s *System) dispatch(r *retrieval, helped bool) {
 	ws := s.kinds[r.kind]
 	first := 0
 	if len(ws) > 1 {
@@ -280,7 +319,11 @@ func (s *System) dispatch(r *retrieval) {
 	for i := range ws {
 		w := ws[(first+i)%len(ws)]
 		if w.queued.Add(1) <= s.mailboxSize {
-			s.root.Send(w.pid, r)
+			if helped {
+				w.mb.postHelped(r)
+			} else {
+				s.root.Send(w.pid, r)
+			}
 			return
 		}
 		w.queued.Add(-1)

@@ -88,6 +88,7 @@ type Engine struct {
 	deadlines map[string]time.Duration
 	thresh    atomic.Pointer[rank.Thresholds]
 	embedder  embed.Embedder
+	inline    uint16 // actors.Job.Inline of every search (inlineKinds)
 
 	// state is the generation searched now; a search keeps the one it loaded.
 	state atomic.Pointer[state]
@@ -194,6 +195,7 @@ func (e *Engine) init(ctx context.Context) error {
 		emb = embed.WithCache(emb, vectorCache{e.store})
 	}
 	e.embedder = emb
+	e.inline = inlineKinds(*o, emb)
 
 	if e.store.Generation() == 0 {
 		seed, err := e.seed()

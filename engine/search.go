@@ -16,6 +16,7 @@ import (
 	"github.com/capdex/capdex/engine/query"
 	"github.com/capdex/capdex/engine/rank"
 	"github.com/capdex/capdex/index"
+	"github.com/capdex/capdex/index/embed"
 	"github.com/capdex/capdex/index/text"
 	"github.com/capdex/capdex/registry"
 )
@@ -149,8 +150,24 @@ func (e *Engine) prepare(ctx context.Context, req *registry.SearchRequest, rc *r
 		Rank:          sc.rank,
 		Stream:        stream,
 		MaxCandidates: e.opts.MaxCandidates,
+		Inline:        e.inline,
 	}
 	return job, sc, nil
+}
+
+// inlineKinds returns the retriever kinds whose calls may run on a Search caller's
+// goroutine (actors.Job.Inline): every built-in retriever works in memory, but the
+// semantic one calls a dense embedder for the query, which may be a remote service, and
+// a wrapped retriever (Options.WrapRetriever) may do anything.
+func inlineKinds(o Options, emb embed.Embedder) uint16 {
+	if o.WrapRetriever != nil {
+		return 0
+	}
+	kinds := uint16(1)<<index.NumKinds - 1
+	if _, sparse := emb.(embed.SparseEmbedder); !sparse {
+		kinds &^= 1 << index.Semantic
+	}
+	return kinds
 }
 
 func stepLimit(k index.Kind) int {
