@@ -34,8 +34,8 @@ type Thresholds struct {
 // and rerank options. They are Calibrate's answer on testdata/eval/seed_cases.jsonl (the
 // built-in registry's labelled cases), rounded: a top score under 0.019 (less than one
 // retriever's best contribution plus a little agreement) or a best candidate covering under
-// 0.21 of the query's idf weight is no match; a confident answer needs 0.023 and a lead of
-// 0.0005 over the runner-up (scores closer than that are ties). `capdex calibrate` replaces
+// 0.21 of the query's idf weight is no match; a confident answer needs 0.019 and a lead of
+// 0.0001 over the runner-up (scores closer than that are ties). `capdex calibrate` replaces
 // them with thresholds fitted to a deployment's own cases.
 func DefaultThresholds() Thresholds {
 	return Thresholds{Floor: 0.019, Confident: 0.019, Margin: 0.0001, MinCoverage: 0.21}
