@@ -23,15 +23,18 @@ import (
 //     the queue itself, and then takes that run first: a retriever answering its gather
 //     actor lets the same goroutine run the gather actor next.
 //   - A Search caller whose search may run inline (System.inline) queues its runs without
-//     waking anyone and then works as a worker itself (help) until its answer is ready or
-//     the queue is empty, taking only messages of inline searches; on its way out it wakes
-//     workers for whatever is left, as a post from outside would have.
+//     waking anyone and then works as a worker itself (help) until its answer is ready,
+//     the queue is empty or it meets a message of a search not inline, which it hands
+//     back; on its way out it wakes workers for whatever is left, as a post from outside
+//     would have.
 type workerPool struct {
 	mu     sync.Mutex
 	queue  []*mailbox // scheduled mailboxes, oldest first; each at most once
 	idle   []*worker  // parked workers, the most recently parked last
 	coming int        // workers woken or started and not yet at the queue, plus owed runs
 	closed bool
+
+	requeues int // runs a caller pseudo-worker handed back (tests read it)
 
 	procs   int // posts from outside the pool keep up to procs workers coming
 	maxIdle int // workers parked at once; more exit
@@ -91,8 +94,9 @@ func (p *workerPool) scheduleHelped(m *mailbox) {
 }
 
 // help runs queued runs on the calling goroutine, as the caller pseudo-worker w, until
-// done holds a value (the caller's answer is ready) or none is queued. A run whose next
-// message is not inline goes back to the queue for a worker (see mailbox.drain). On the
+// done holds a value (the caller's answer is ready), none is queued, or it hands a run
+// back: a run whose next message is not inline goes back to the queue for a worker (see
+// mailbox.drain), and the caller stops rather than take it straight back. On the
 // way out every queued run gets a worker on its way, as schedule would have given it.
 func (p *workerPool) help(w *worker, done chan struct{}) {
 	p.mu.Lock()
@@ -102,8 +106,13 @@ func (p *workerPool) help(w *worker, done chan struct{}) {
 			break
 		}
 		p.mu.Unlock()
-		m.process(w)
+		requeued := m.process(w)
 		p.mu.Lock()
+		if requeued {
+			// m waits for the worker requeue woke: taking it straight back would spin
+			// until that worker gets a processor
+			break
+		}
 	}
 	if w.owed != nil { // still queued: answered after done (the answer was ready)
 		p.coming--
@@ -123,6 +132,7 @@ func (p *workerPool) requeue(m *mailbox) {
 		return
 	}
 	p.queue = append(p.queue, m)
+	p.requeues++
 	p.wakeForQueue(p.procs)
 	p.mu.Unlock()
 }

@@ -35,7 +35,8 @@
 // blocking) and whose steps' expected run times beside the longest one are below
 // Options.InlineBelow lends its own goroutine to the actors instead: it queues its
 // messages without waking a worker and runs them, and any other inline search's, until
-// its answer is ready. The messages go through the same mailboxes to the same actors;
+// its answer is ready (a run that starts with a message of a search not inline goes to
+// a worker, and the caller waits). The messages go through the same mailboxes to the same actors;
 // only the goroutine differs. A small search then costs no goroutine hand-off at all,
 // which matters where waking an idle processor costs more than the search's retrievers
 // (see BenchmarkWakeLatency), while a search with enough work beside its longest step

@@ -89,24 +89,25 @@ func (m *mailbox) Start() {}
 // UserMessageCount implements actor.Mailbox.
 func (m *mailbox) UserMessageCount() int { return int(m.userN.Load()) }
 
-// process is one run, on worker w (nil outside the pool).
-func (m *mailbox) process(w *worker) {
+// process is one run, on worker w (nil outside the pool). It reports whether it handed
+// the run back to the queue (only on a caller pseudo-worker: see drain).
+func (m *mailbox) process(w *worker) (requeued bool) {
 	for {
 		m.runner = w
 		if !m.drain() {
 			m.runner = nil
 			m.pool.requeue(m) // still scheduled: a worker runs the rest
-			return
+			return true
 		}
 		m.runner = nil
 		m.scheduled.Store(false)
 		// a message posted after drain returned but before the store above found the
 		// mailbox still scheduled and did not schedule it: look again.
 		if m.sysN.Load() == 0 && (m.suspended.Load() || m.userN.Load() == 0) {
-			return
+			return false
 		}
 		if !m.scheduled.CompareAndSwap(false, true) {
-			return
+			return false
 		}
 	}
 }
@@ -121,16 +122,22 @@ func (m *mailbox) settle() {
 }
 
 // next takes the next message to handle: a system one first, then a user one unless
-// the mailbox is suspended; nil when there is none.
-func (m *mailbox) next() (msg any, system bool) {
+// the mailbox is suspended; nil when there is none. On a caller pseudo-worker (caller)
+// it leaves a user message that may not run inline (runsInline) and reports stop: the
+// check and the take are one, so that a message posted in between cannot slip in.
+func (m *mailbox) next(caller bool) (msg any, system, stop bool) {
 	m.mu.Lock()
 	if msg = m.sys.pop(); msg != nil {
 		system = true
 	} else if !m.suspended.Load() {
-		msg = m.user.pop()
+		if caller && m.user.n > 0 && !runsInline(m.user.buf[m.user.head]) {
+			stop = true
+		} else {
+			msg = m.user.pop()
+		}
 	}
 	m.mu.Unlock()
-	return msg, system
+	return msg, system, stop
 }
 
 // drain handles the mailbox's messages until none is left, and reports true; on a caller
@@ -154,11 +161,10 @@ func (m *mailbox) drain() (done bool) {
 			m.settle()
 			runtime.Gosched()
 		}
-		if caller && !m.inlineNext() {
+		var system, stop bool
+		if msg, system, stop = m.next(caller); stop {
 			return false
-		}
-		var system bool
-		if msg, system = m.next(); msg == nil {
+		} else if msg == nil {
 			return
 		}
 		if system {
@@ -180,18 +186,10 @@ func (m *mailbox) drain() (done bool) {
 	}
 }
 
-// inlineNext reports whether the next message may run on a Search caller's goroutine: a
-// system message, or a user message of an inline search (see Job.Inline), or none.
-func (m *mailbox) inlineNext() bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.sys.n > 0 {
-		return true
-	}
-	if m.suspended.Load() || m.user.n == 0 {
-		return true
-	}
-	switch msg := m.user.buf[m.user.head].(type) {
+// runsInline reports whether a user message may run on a Search caller's goroutine: a
+// message of an inline search (see Job.Inline).
+func runsInline(msg any) bool {
+	switch msg := msg.(type) {
 	case *retrieval:
 		return msg.se.inline
 	case *search:

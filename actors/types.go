@@ -167,7 +167,8 @@ type Job struct {
 	// of Rank. A blocking Search whose every planned kind is marked, and whose expected
 	// work is small (Options.InlineBelow), lends its calling goroutine to the actors: it
 	// queues its messages without waking a worker and runs them, and any other inline
-	// search's, itself until its answer is ready or none is queued. The actors, their
+	// search's, itself until its answer is ready, none is queued, or the next run starts
+	// with another search's message, which it hands to a worker. The actors, their
 	// mailboxes and the messages stay as they are; only the goroutine that runs them
 	// changes. A step that blocks despite the mark delays the answer past its deadline:
 	// leave such kinds unmarked.
