@@ -80,9 +80,9 @@ func (p *workerPool) schedule(m *mailbox, by *worker) {
 	p.mu.Unlock()
 }
 
-// scheduleHelped queues a run of m posted by a Search caller that will help run it (see
-// help). Nobody is woken: the caller itself is on its way to the queue.
-func (p *workerPool) scheduleHelped(m *mailbox) {
+// enqueue queues a run of m and wakes or starts workers until min(wake, queued runs) are
+// coming (nobody for wake 0). Once the pool is closed it runs m on a fresh goroutine.
+func (p *workerPool) enqueue(m *mailbox, wake int) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -90,6 +90,9 @@ func (p *workerPool) scheduleHelped(m *mailbox) {
 		return
 	}
 	p.queue = append(p.queue, m)
+	if wake > 0 {
+		p.wakeForQueue(wake)
+	}
 	p.mu.Unlock()
 }
 
@@ -126,15 +129,9 @@ func (p *workerPool) help(w *worker, done chan struct{}) {
 // message it may not run.
 func (p *workerPool) requeue(m *mailbox) {
 	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		go m.process(nil)
-		return
-	}
-	p.queue = append(p.queue, m)
 	p.requeues++
-	p.wakeForQueue(p.procs)
 	p.mu.Unlock()
+	p.enqueue(m, p.procs)
 }
 
 // settle gives the run w owes to another worker: w's run goes on with another message,

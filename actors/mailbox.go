@@ -45,25 +45,27 @@ func (m *mailbox) PostUserMessage(msg any) { m.post(msg, nil) }
 // post ends the sender's message handling, which then usually runs this mailbox next
 // (see workerPool.schedule).
 func (m *mailbox) post(msg any, by *worker) {
-	m.mu.Lock()
-	m.user.push(msg)
-	m.mu.Unlock()
-	m.userN.Add(1)
-	if m.scheduled.CompareAndSwap(false, true) {
+	if m.push(msg) {
 		m.pool.schedule(m, by)
 	}
 }
 
 // postHelped is PostUserMessage from a Search caller that helps run its search (see
-// workerPool.help): it wakes workers only for the other processors.
+// workerPool.help): it queues the run without waking anyone.
 func (m *mailbox) postHelped(msg any) {
+	if m.push(msg) {
+		m.pool.enqueue(m, 0)
+	}
+}
+
+// push adds a user message and reports whether the mailbox needs a run queued (it was
+// not scheduled, and now is).
+func (m *mailbox) push(msg any) bool {
 	m.mu.Lock()
 	m.user.push(msg)
 	m.mu.Unlock()
 	m.userN.Add(1)
-	if m.scheduled.CompareAndSwap(false, true) {
-		m.pool.scheduleHelped(m)
-	}
+	return m.scheduled.CompareAndSwap(false, true)
 }
 
 // PostSystemMessage implements actor.Mailbox.
