@@ -570,9 +570,9 @@ type queryTerms struct {
 	// hi, keys and sufmax are prune's scratch space.
 	hi, sufmax []float64
 	keys       []uint64
-	// spelled holds, for each concept of the query that some capability holds (by the
-	// number of its "~" term), the query's own terms that spell one of its members, in
-	// runs: see conceptSpelling. extra is textCoverage's scratch space.
+	// spelled holds, for each symptom concept of the query that some capability holds (by
+	// the number of its "~" term), the query's own terms that spell one of its members
+	// (see spell). extra is spelledShare's scratch space.
 	spelled []spelling
 	extra   []spelling
 }
@@ -588,7 +588,8 @@ type spelling struct {
 
 var queryPool = sync.Pool{New: func() any { return new(queryTerms) }}
 
-// query numbers and marks the query's terms. Call release when done.
+// query numbers and marks the query's terms, which must be sorted and unique (Rerank
+// sorts them). Call release when done.
 func (t *TermCache) query(terms []string) *queryTerms {
 	q := queryPool.Get().(*queryTerms)
 	q.number(t, terms)
