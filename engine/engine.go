@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -215,7 +216,9 @@ func (e *Engine) init(ctx context.Context) error {
 	}
 	e.run = run
 	e.cleanup = append(e.cleanup, cleanup)
-	e.sys = actors.New(actors.Options{Logger: e.log})
+	// One retriever actor per kind and processor: an actor runs one request at a time, so
+	// with one per kind two concurrent searches wait for each other's step of each kind.
+	e.sys = actors.New(actors.Options{Logger: e.log, PerKind: runtime.GOMAXPROCS(0)})
 	return nil
 }
 
