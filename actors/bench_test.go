@@ -9,6 +9,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
+	"github.com/capdex/capdex/bench/cputime"
 	"github.com/capdex/capdex/index"
 	"github.com/capdex/capdex/registry"
 )
@@ -45,7 +46,7 @@ func benchJob() *Job {
 // reportCPU reports the process CPU time per op since cpu0: a cost figure that,
 // unlike ns/op, other processes loading the machine barely change.
 func reportCPU(b *testing.B, cpu0 time.Duration) {
-	b.ReportMetric(float64((processCPU()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64((cputime.Process()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkSearch is one search at a time through the actor layer: five trivial
@@ -57,7 +58,7 @@ func BenchmarkSearch(b *testing.B) {
 	ctx := context.Background()
 	base := directNS(job)
 	b.ReportAllocs()
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		if _, err := s.Search(ctx, job); err != nil {
 			b.Fatal(err)
@@ -74,7 +75,7 @@ func BenchmarkSearchStream(b *testing.B) {
 	job.Stream = true
 	ctx := context.Background()
 	b.ReportAllocs()
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		ch, err := s.SearchStream(ctx, job)
 		if err != nil {
@@ -97,7 +98,7 @@ func BenchmarkSearchParallel(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()
 			b.SetParallelism(max(1, inflight/procs))
-			start, cpu0 := time.Now(), processCPU()
+			start, cpu0 := time.Now(), cputime.Process()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					if _, err := s.Search(ctx, job); err != nil {
@@ -152,7 +153,7 @@ func BenchmarkDirect(b *testing.B) {
 	ctx := context.Background()
 	d := &direct{cands: roaring.New()}
 	b.ReportAllocs()
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		if d.run(ctx, job) == nil {
 			b.Fatal("no response")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
+	"github.com/capdex/capdex/bench/cputime"
 	"github.com/capdex/capdex/index"
 )
 
@@ -37,7 +38,7 @@ func BenchmarkSearchOverlap(b *testing.B) {
 			job := &Job{Query: &index.Query{Text: "bench"}, Plan: fiveKinds(time.Second),
 				Retrieve: retrieve, Rank: trivialRank}
 			ctx := context.Background()
-			cpu0 := processCPU()
+			cpu0 := cputime.Process()
 			for b.Loop() {
 				if _, err := s.Search(ctx, job); err != nil {
 					b.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/capdex/capdex/bench/cputime"
 	"github.com/capdex/capdex/engine"
 	"github.com/capdex/capdex/registry"
 )
@@ -211,7 +212,7 @@ func searchLoop(b *testing.B, e *engine.Engine, reqs []registry.SearchRequest, r
 	cands, partial := 0, 0
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu := processCPU()
+	cpu := cputime.Process()
 	for i := 0; i < b.N; i++ {
 		resp, err := e.Search(ctx, reqs[i%len(reqs)], rc)
 		if err != nil {
@@ -235,7 +236,7 @@ func probeLoop(b *testing.B, e *engine.Engine, retriever string, reqs []registry
 	hits := 0
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu := processCPU()
+	cpu := cputime.Process()
 	for i := 0; i < b.N; i++ {
 		caps, err := e.Probe(ctx, retriever, reqs[i%len(reqs)], rc)
 		if err != nil {
@@ -257,7 +258,7 @@ func runConcurrent(b *testing.B, g int, fn func(i int)) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	b.ResetTimer()
-	cpu := processCPU()
+	cpu := cputime.Process()
 	for range g {
 		wg.Go(func() {
 			for {
@@ -278,7 +279,7 @@ func runConcurrent(b *testing.B, g int, fn func(i int)) {
 // actors', the collector's).
 func reportCPU(b *testing.B, start time.Duration) {
 	if start > 0 {
-		b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(cputime.Process()-start)/float64(b.N), "cpu-ns/op")
 	}
 }
 

@@ -43,6 +43,7 @@ import (
 	bleveindex "github.com/blevesearch/bleve_index_api"
 
 	"github.com/capdex/capdex/bench"
+	"github.com/capdex/capdex/bench/cputime"
 	"github.com/capdex/capdex/engine"
 	"github.com/capdex/capdex/engine/policy"
 	"github.com/capdex/capdex/registry"
@@ -362,7 +363,7 @@ func Run(ctx context.Context, s Searcher, qs []bench.LabelledQuery) (Result, err
 	lat := make([]time.Duration, 0, len(qs))
 	var r Result
 	var total time.Duration
-	cpu := processCPU()
+	cpu := cputime.Process()
 	for _, q := range qs {
 		start := time.Now()
 		ids, err := s.Search(ctx, q.Query)
@@ -377,7 +378,7 @@ func Run(ctx context.Context, s Searcher, qs []bench.LabelledQuery) (Result, err
 		r.NDCG5 += bench.NDCGAt(rk, q.Relevant, 5)
 		r.MRR += bench.ReciprocalRank(rk, q.Relevant, 10)
 	}
-	cpu = processCPU() - cpu
+	cpu = cputime.Process() - cpu
 	n := len(qs)
 	if n == 0 {
 		return r, nil

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/capdex/capdex/bench"
+	"github.com/capdex/capdex/bench/cputime"
 )
 
 var (
@@ -114,14 +115,14 @@ func BenchmarkCompare(b *testing.B) {
 					qs := f.set.Queries
 					b.ReportAllocs()
 					b.ResetTimer()
-					cpu := processCPU()
+					cpu := cputime.Process()
 					for i := 0; i < b.N; i++ {
 						if _, err := eng.s.Search(ctx, qs[i%len(qs)].Query); err != nil {
 							b.Fatal(err)
 						}
 					}
 					b.StopTimer()
-					b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+					b.ReportMetric(float64(cputime.Process()-cpu)/float64(b.N), "cpu-ns/op")
 					r := eng.res
 					b.ReportMetric(us(r.P50), "p50-us")
 					b.ReportMetric(us(r.P99), "p99-us")

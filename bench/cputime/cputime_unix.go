@@ -1,14 +1,15 @@
 //go:build unix
 
-package actors
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU is the CPU time used by this process so far (user + system).
-func processCPU() time.Duration {
+// Process returns the CPU time the process has used so far, user and system, every
+// thread.
+func Process() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0

@@ -1,8 +1,0 @@
-//go:build !unix
-
-package blevecmp
-
-import "time"
-
-// processCPU is not measured outside Unix.
-func processCPU() time.Duration { return 0 }
