@@ -1,8 +1,11 @@
 package actors
 
 import (
+	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // workerPool runs mailbox wake-ups ("runs") on long-lived worker goroutines, which keep
@@ -22,11 +25,12 @@ import (
 //   - A worker may queue a run without waking anyone when it is about to come back to
 //     the queue itself, and then takes that run first: a retriever answering its gather
 //     actor lets the same goroutine run the gather actor next.
-//   - A Search caller whose search may run inline (System.inline) queues its runs without
-//     waking anyone and then works as a worker itself (help) until its answer is ready,
-//     the queue is empty or it meets a message of a search not inline, which it hands
-//     back; on its way out it wakes workers for whatever is left, as a post from outside
-//     would have.
+//   - A Search caller whose search runs on it (System.mode: inline or helped) queues its
+//     runs without waking anyone (a helped search's caller then wakes workers for the
+//     other processors: wake) and works as a worker itself (help) until its answer is
+//     ready, the queue is empty or it meets a message of a search that may not run on
+//     it, which it hands back; on its way out it wakes workers for whatever is left, as
+//     a post from outside would have.
 type workerPool struct {
 	mu     sync.Mutex
 	queue  []*mailbox // scheduled mailboxes, oldest first; each at most once
@@ -35,6 +39,8 @@ type workerPool struct {
 	closed bool
 
 	requeues int // runs a caller pseudo-worker handed back (tests read it)
+
+	posts atomic.Uint64 // runs ever queued: a helping caller watches it without the lock
 
 	procs   int // posts from outside the pool keep up to procs workers coming
 	maxIdle int // workers parked at once; more exit
@@ -71,6 +77,7 @@ func (p *workerPool) schedule(m *mailbox, by *worker) {
 		return
 	}
 	p.queue = append(p.queue, m)
+	p.posts.Add(1)
 	if by != nil && by.owed == nil {
 		p.coming++
 		by.owed = m
@@ -90,23 +97,64 @@ func (p *workerPool) enqueue(m *mailbox, wake int) {
 		return
 	}
 	p.queue = append(p.queue, m)
+	p.posts.Add(1)
 	if wake > 0 {
 		p.wakeForQueue(wake)
 	}
 	p.mu.Unlock()
 }
 
+// wake wakes or starts workers until min(n, queued runs) are coming. Go queues a
+// goroutine woken from a running one to run next on the waker's processor, where no
+// other processor takes it at once, and moves the one queued there before to the
+// processor's ordinary run queue, which an idle processor woken meanwhile takes from: so
+// waking n workers sets n-1 of them to work beside a caller that stays busy.
+func (p *workerPool) wake(n int) {
+	p.mu.Lock()
+	for range n {
+		p.wakeForQueue(n)
+	}
+	p.mu.Unlock()
+}
+
 // help runs queued runs on the calling goroutine, as the caller pseudo-worker w, until
 // done holds a value (the caller's answer is ready), none is queued, or it hands a run
-// back: a run whose next message is not inline goes back to the queue for a worker (see
-// mailbox.drain), and the caller stops rather than take it straight back. On the
-// way out every queued run gets a worker on its way, as schedule would have given it.
-func (p *workerPool) help(w *worker, done chan struct{}) {
+// back: a run whose next message may not run on the caller goes back to the queue for a
+// worker (see mailbox.drain), and the caller stops rather than take it straight back.
+// With wait > 0 an empty queue does not end it at once: for up to wait the caller
+// watches for more runs and takes them, with waiting set meanwhile so that a worker's
+// retriever answering the caller's search queues the gather actor's run for the caller
+// (mailbox.postWaited) rather than running it itself: the caller then ranks its search
+// on its own goroutine instead of being woken for the answer. On the way out every
+// queued run gets a worker on its way, as schedule would have given it.
+func (p *workerPool) help(w *worker, done chan struct{}, wait time.Duration, waiting *atomic.Bool) {
+	var since time.Time // when the queue was first found empty
 	p.mu.Lock()
 	for len(done) == 0 {
 		m := p.take(w)
 		if m == nil {
-			break
+			if wait <= 0 {
+				break
+			}
+			if since.IsZero() {
+				since = time.Now()
+				waiting.Store(true)
+			} else if time.Since(since) >= wait {
+				if waiting.Load() {
+					// one more look: a run queued for this caller before the store is
+					// in the queue now; one queued after it gets a worker (postWaited)
+					waiting.Store(false)
+					continue
+				}
+				break
+			}
+			seen := p.posts.Load()
+			p.mu.Unlock()
+			for p.posts.Load() == seen && len(done) == 0 && time.Since(since) < wait {
+				runtime.Gosched()
+			}
+			p.mu.Lock()
+			continue
 		}
 		p.mu.Unlock()
 		requeued := m.process(w)
@@ -116,6 +164,9 @@ func (p *workerPool) help(w *worker, done chan struct{}) {
 			// until that worker gets a processor
 			break
 		}
+	}
+	if waiting != nil {
+		waiting.Store(false) // before the wake-ups below: see postWaited
 	}
 	if w.owed != nil { // still queued: answered after done (the answer was ready)
 		p.coming--

@@ -39,8 +39,12 @@
 // a worker, and the caller waits). The messages go through the same mailboxes to the same actors;
 // only the goroutine differs. A small search then costs no goroutine hand-off at all,
 // which matters where waking an idle processor costs more than the search's retrievers
-// (see BenchmarkWakeLatency), while a search with enough work beside its longest step
-// for a second processor is still handed to workers.
+// (see BenchmarkWakeLatency). A search with enough work beside its longest step for a
+// second processor is helped when it is the only search in progress (Job.Alone and no
+// other Search call): its caller wakes
+// workers for the other processors and runs runs itself meanwhile, then polls for its
+// answer a moment before it parks; with other searches in progress it is handed to
+// workers (see System.mode).
 //
 // No futures are used on the search path; protoactor's own logging goes to
 // Options.Logger (discarded when nil).
@@ -62,7 +66,7 @@
 //     cancels it; Close waits for running RetrieveFuncs to return.
 //   - A RetrieveFunc or RankFunc must not call Search, SearchStream or Close of its
 //     own System: it would wait for the actor it runs on.
-//   - An inline search's steps run on its caller, which cannot leave a step at its
-//     deadline: mark only kinds that return promptly. The caller of an inline search may
-//     also run other inline searches' queued messages, Rank calls included.
+//   - An inline or helped search's steps run on its caller, which cannot leave a step at
+//     its deadline: mark only kinds that return promptly. Such a caller may also run
+//     other inline or helped searches' queued messages, Rank calls included.
 package actors

@@ -39,9 +39,12 @@ type search struct {
 	cands    *roaring.Bitmap
 	docs     docSet // scratch for merge
 
-	// inline: a blocking search whose every step and Rank may run on its caller's
-	// goroutine (Job.Inline); its caller helps run it (workerPool.help).
-	inline bool
+	// mode: how a blocking search runs (System.mode); its messages may run on its
+	// caller's goroutine (Job.Inline) unless handOff, and its caller then helps run it
+	// (workerPool.help).
+	mode runMode
+	// waiting: the caller of a helped search waits in workerPool.help for runs to take.
+	waiting atomic.Bool
 
 	// delivery: exactly one of done (blocking Search) and updates (SearchStream) is used.
 	done      chan struct{} // capacity 1; reused

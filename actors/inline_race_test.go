@@ -30,7 +30,7 @@ func (g *goInvoker) InvokeUserMessage(m any) {
 		return
 	}
 	g.handled.Add(1)
-	if r, ok := m.(*retrieval); ok && !r.se.inline {
+	if r, ok := m.(*retrieval); ok && r.se.mode == handOff {
 		g.wrong.Add(1)
 	} else if g.onCaller != nil {
 		g.onCaller()
@@ -48,7 +48,7 @@ func TestCallerRunsOnlyInline(t *testing.T) {
 	m := newMailbox(pool, throughput)
 	var inv goInvoker
 	m.RegisterHandlers(&inv, nil)
-	inl := &retrieval{se: &search{inline: true}}
+	inl := &retrieval{se: &search{mode: inline}}
 	other := &retrieval{se: &search{}}
 
 	// handled (the round whose inline message the caller handled last) tells the poster
@@ -84,7 +84,7 @@ func TestCallerRunsOnlyInline(t *testing.T) {
 		cur.Store(rounds)
 		round <- rounds
 		m.postHelped(inl)
-		pool.help(w, never)
+		pool.help(w, never, 0, nil)
 		over.Store(rounds)
 		for posted.Load() < rounds || m.scheduled.Load() { // a worker runs the rest
 			runtime.Gosched()
@@ -174,7 +174,7 @@ func TestCallerHandsBackOnce(t *testing.T) {
 	m.RegisterHandlers(&inv, nil)
 	inv.caller.Store(goid())
 	m.postHelped(&retrieval{se: &search{}}) // of a search not inline: queued, nobody woken
-	pool.help(&worker{caller: true, pool: pool}, make(chan struct{}, 1))
+	pool.help(&worker{caller: true, pool: pool}, make(chan struct{}, 1), 0, nil)
 	pool.mu.Lock()
 	n := pool.requeues
 	pool.mu.Unlock()

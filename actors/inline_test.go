@@ -106,35 +106,152 @@ func waitParked(t *testing.T, s *System) {
 	}
 }
 
-// TestInlineWorkBound checks the rule for running a search inline: every planned kind
-// marked, and the expected run times beside the longest step below InlineBelow.
+// TestInlineWorkBound checks the rule for running a search on its caller: every planned
+// kind marked, and either the expected run times beside the longest step below
+// InlineBelow (inline), or more work and no other Search in progress on more than one
+// processor (helped).
 func TestInlineWorkBound(t *testing.T) {
 	s := newSystem(t, Options{InlineBelow: 50 * time.Microsecond})
-	job := &Job{Plan: fiveKinds(time.Second), Inline: allKinds}
+	s.workers.procs = 2
+	job := &Job{Plan: fiveKinds(time.Second), Inline: allKinds, Alone: true}
 	set := func(d map[index.Kind]time.Duration) {
 		for k := range index.NumKinds {
 			s.expect[k].Store(int64(d[k]))
 		}
 	}
-	set(nil)
-	if !s.inline(job) {
-		t.Fatal("no run time known yet: not inline")
+	s.blocking.Store(1) // as Search counts its own call
+	for _, tt := range []struct {
+		name   string
+		expect map[index.Kind]time.Duration
+		job    *Job
+		want   runMode
+	}{
+		{"no run time known yet", nil, job, inline},
+		{"49µs beside the longest step", map[index.Kind]time.Duration{index.Semantic: time.Millisecond, index.Lexical: 30 * time.Microsecond, index.Exact: 19 * time.Microsecond}, job, inline},
+		{"50µs beside the longest step", map[index.Kind]time.Duration{index.Semantic: time.Millisecond, index.Lexical: 30 * time.Microsecond, index.Exact: 20 * time.Microsecond}, job, helped},
+		{"a planned kind not marked", nil, &Job{Plan: fiveKinds(time.Second), Inline: allKinds &^ (1 << index.Exact)}, handOff},
+		{"nothing marked", nil, &Job{Plan: fiveKinds(time.Second)}, handOff},
+	} {
+		set(tt.expect)
+		if got := s.mode(tt.job); got != tt.want {
+			t.Errorf("%s: mode %d, want %d", tt.name, got, tt.want)
+		}
 	}
-	set(map[index.Kind]time.Duration{index.Semantic: time.Millisecond, index.Lexical: 30 * time.Microsecond, index.Exact: 19 * time.Microsecond})
-	if !s.inline(job) {
-		t.Fatal("49µs beside the longest step: not inline")
+	big := map[index.Kind]time.Duration{index.Semantic: time.Millisecond, index.Lexical: time.Millisecond}
+	set(big)
+	s.blocking.Store(2)
+	if got := s.mode(job); got != handOff {
+		t.Errorf("another Search in progress: mode %d, want handOff", got)
 	}
-	set(map[index.Kind]time.Duration{index.Semantic: time.Millisecond, index.Lexical: 30 * time.Microsecond, index.Exact: 20 * time.Microsecond})
-	if s.inline(job) {
-		t.Fatal("50µs beside the longest step: inline")
+	s.blocking.Store(1)
+	if got := s.mode(&Job{Plan: job.Plan, Inline: allKinds}); got != handOff {
+		t.Errorf("a job not known to be alone: mode %d, want handOff", got)
 	}
-	set(nil)
-	if s.inline(&Job{Plan: fiveKinds(time.Second), Inline: allKinds &^ (1 << index.Exact)}) {
-		t.Fatal("a planned kind not marked: inline")
+	s.blocking.Store(1)
+	s.workers.procs = 1
+	if got := s.mode(job); got != handOff {
+		t.Errorf("one processor: mode %d, want handOff", got)
 	}
+	s.workers.procs = 2
+	s.blocking.Store(0)
+
 	never := newSystem(t, Options{InlineBelow: -1})
-	if never.inline(job) {
-		t.Fatal("InlineBelow < 0: inline")
+	never.blocking.Store(1)
+	for _, d := range []map[index.Kind]time.Duration{nil, big} {
+		for k := range index.NumKinds {
+			never.expect[k].Store(int64(d[k]))
+		}
+		if got := never.mode(job); got != handOff {
+			t.Errorf("InlineBelow < 0: mode %d, want handOff", got)
+		}
+	}
+}
+
+// TestHelpedSearchSharesWork runs searches too big to run inline, one at a time: the
+// caller runs some of their steps itself and workers run the others, and every answer
+// is complete.
+func TestHelpedSearchSharesWork(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("a search is helped only with more than one processor")
+	}
+	s := newSystem(t, Options{InlineBelow: time.Nanosecond})
+	caller, other := 0, 0
+	for range 20 {
+		for k := range index.NumKinds {
+			s.expect[k].Store(int64(time.Millisecond)) // as learnt from earlier searches
+		}
+		var g goroutines
+		job := g.job(allKinds)
+		job.Alone = true
+		retrieve := job.Retrieve
+		job.Retrieve = func(ctx context.Context, k index.Kind, q *index.Query, allow *roaring.Bitmap, limit int) ([]index.Hit, error) {
+			for start := time.Now(); time.Since(start) < 2*time.Millisecond; {
+			} // CPU-bound, as an inline kind must be
+			return retrieve(ctx, k, q, allow, limit)
+		}
+		s.blocking.Add(1) // as Search counts itself
+		got := s.mode(job)
+		s.blocking.Add(-1)
+		if got != helped {
+			t.Fatalf("mode %d, want helped", got)
+		}
+		resp, err := s.Search(context.Background(), job)
+		if err != nil || resp.SearchMeta.Partial || len(resp.SearchMeta.CompletedRetrievers) != 5 {
+			t.Fatalf("resp %+v, err %v", resp, err)
+		}
+		me := goid()
+		caller += g.seen[me]
+		for id, n := range g.seen {
+			if id != me {
+				other += n
+			}
+		}
+	}
+	// 120 calls in all (5 steps and a Rank per search); a machine too loaded for the
+	// woken workers to start within a search's 10 ms leaves them all to the caller
+	if caller == 0 || caller+other != 120 {
+		t.Fatalf("%d calls on the caller, %d on workers, want some on the caller and 120 in all", caller, other)
+	}
+	t.Logf("%d of 120 calls on the caller, %d on workers", caller, other)
+}
+
+// TestHelpedSearchNeverStrands runs helped searches one after another whose steps take
+// different times, so that workers' retrievers answer both while the caller still runs
+// steps and while it waits for runs to take, and just as it stops waiting: every answer
+// must come complete, long before the steps' deadline.
+func TestHelpedSearchNeverStrands(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("a search is helped only with more than one processor")
+	}
+	n := 2000
+	if testing.Short() {
+		n = 300
+	}
+	s := newSystem(t, Options{InlineBelow: time.Nanosecond})
+	spin := func(d time.Duration) {
+		for start := time.Now(); time.Since(start) < d; {
+		}
+	}
+	for i := range n {
+		for k := range index.NumKinds {
+			s.expect[k].Store(int64(time.Millisecond))
+		}
+		job := &Job{Query: &index.Query{Text: "q"}, Plan: fiveKinds(10 * time.Second), Inline: allKinds, Alone: true,
+			Retrieve: func(_ context.Context, k index.Kind, _ *index.Query, _ *roaring.Bitmap, _ int) ([]index.Hit, error) {
+				// 0-60 µs, varied by search and kind: around helpedWait
+				spin(time.Duration((i*7+int(k)*13)%61) * time.Microsecond)
+				return []index.Hit{{Doc: docOf(k), Score: 1}}, nil
+			},
+			Rank: func(g *Gathered) *registry.SearchResponse { return &registry.SearchResponse{SearchMeta: g.Meta()} },
+		}
+		start := time.Now()
+		resp, err := s.Search(context.Background(), job)
+		if err != nil || resp.SearchMeta.Partial || len(resp.SearchMeta.CompletedRetrievers) != 5 {
+			t.Fatalf("search %d: resp %+v, err %v", i, resp, err)
+		}
+		if took := time.Since(start); took > 5*time.Second {
+			t.Fatalf("search %d took %v: a run waited for its deadline", i, took)
+		}
 	}
 }
 

@@ -117,6 +117,19 @@ func (m *mailbox) process(w *worker) (requeued bool) {
 // settle is called before m handles another message or yields: the run its worker
 // took on for later (see workerPool.schedule) gets a worker of its own, since this one
 // goes on with m.
+// postWaited is PostUserMessage of a retriever's answer to a search whose caller waits
+// in workerPool.help with waiting set: the run is queued for that caller without waking
+// anyone, and a worker is woken for it only if the caller stopped waiting meanwhile (the
+// caller clears waiting before its last look at the queue, so one of the two takes it).
+func (m *mailbox) postWaited(msg any, waiting *atomic.Bool) {
+	if m.push(msg) {
+		m.pool.enqueue(m, 0)
+		if !waiting.Load() {
+			m.pool.wake(1)
+		}
+	}
+}
+
 func (m *mailbox) settle() {
 	if w := m.runner; w != nil && w.owed != nil {
 		w.pool.settle(w)
@@ -193,9 +206,9 @@ func (m *mailbox) drain() (done bool) {
 func runsInline(msg any) bool {
 	switch msg := msg.(type) {
 	case *retrieval:
-		return msg.se.inline
+		return msg.se.mode != handOff
 	case *search:
-		return msg.inline
+		return msg.mode != handOff
 	}
 	return false
 }

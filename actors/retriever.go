@@ -136,8 +136,13 @@ func (w *retriever) Receive(c actor.Context) {
 			w.learn(m.ev.Took)
 		}
 		// Straight to the gather actor's mailbox, naming this worker: when this was the
-		// last request queued here, the same goroutine runs the gather actor next.
-		m.gather.mb.post(m, w.mb.runner)
+		// last request queued here, the same goroutine runs the gather actor next;
+		// unless the search's caller waits for runs to take (a helped search).
+		if r := w.mb.runner; r != nil && !r.caller && m.se.waiting.Load() {
+			m.gather.mb.postWaited(m, &m.se.waiting)
+		} else {
+			m.gather.mb.post(m, w.mb.runner)
+		}
 	case *actor.Stopped:
 		w.stopped.Done()
 	}

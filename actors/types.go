@@ -164,15 +164,19 @@ type Job struct {
 	Stream bool
 	// Inline marks the kinds (bit 1<<Kind) whose RetrieveFunc calls are CPU-bound and
 	// return promptly, never blocking on I/O or sleeping; marking any kind says the same
-	// of Rank. A blocking Search whose every planned kind is marked, and whose expected
-	// work is small (Options.InlineBelow), lends its calling goroutine to the actors: it
-	// queues its messages without waking a worker and runs them, and any other inline
-	// search's, itself until its answer is ready, none is queued, or the next run starts
-	// with another search's message, which it hands to a worker. The actors, their
-	// mailboxes and the messages stay as they are; only the goroutine that runs them
-	// changes. A step that blocks despite the mark delays the answer past its deadline:
-	// leave such kinds unmarked.
+	// of Rank. A blocking Search whose every planned kind is marked lends its calling
+	// goroutine to the actors when its expected work is small (Options.InlineBelow) or it
+	// is the only Search in progress (see the package doc): it queues its messages and
+	// runs them, and any other such search's, itself until its answer is ready, none is
+	// queued, or the next run starts with another search's message, which it hands to a
+	// worker. The actors, their mailboxes and the messages stay as they are; only the
+	// goroutine that runs them changes. A step that blocks despite the mark delays the
+	// answer past its deadline: leave such kinds unmarked.
 	Inline uint16
+	// Alone says that the caller knows of no other search in progress, being prepared or
+	// running, on this System: a blocking Search of a job marked Inline may then be helped
+	// by its caller (see the package doc). Leave it false when unsure.
+	Alone bool
 	// MaxCandidates caps Gathered.Candidates; 0 means no cap. When over the cap the
 	// best-ranked hits are kept: rank 1 of every retriever (in arrival order), then
 	// rank 2, and so on.
@@ -205,13 +209,14 @@ type Options struct {
 	Workers int
 	// Logger receives recovered panics (Warn) and protoactor's own logging; nil discards.
 	Logger *slog.Logger
-	// InlineBelow: a search marked Job.Inline runs on its caller when the expected run
-	// times of its steps (a moving average per kind) beside its longest one sum to less
-	// than this, so that a second processor could take over less work than waking it
-	// costs. Default 40µs; negative never runs a search inline. On the 2-core VM of
-	// the benchmarks, a search run inline took 18-22% less wall time than one handed to
-	// workers on catalogues of 200-950 tools (little work beside the longest step) and
-	// 4-5% more on 4,000-10,000 (lexical and semantic overlapped on two processors), in
-	// interleaved runs; inline searches also spend no CPU waking idle processors.
+	// InlineBelow: a search marked Job.Inline runs on its caller alone when the expected
+	// run times of its steps (a moving average per kind) beside its longest one sum to
+	// less than this, so that a second processor could take over less work than waking
+	// it costs. Default 40µs; negative never runs a search, small or not, on its caller.
+	// On the 2-core VM of the benchmarks, a search run inline took 18-22% less wall time
+	// than one handed to workers on catalogues of 200-950 tools (little work beside the
+	// longest step) and 4-5% more on 4,000-10,000 (lexical and semantic overlapped on two
+	// processors), in interleaved runs; inline searches also spend no CPU waking idle
+	// processors.
 	InlineBelow time.Duration
 }

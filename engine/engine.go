@@ -90,6 +90,9 @@ type Engine struct {
 	thresh    atomic.Pointer[rank.Thresholds]
 	embedder  embed.Embedder
 	inline    uint16 // actors.Job.Inline of every search (inlineKinds)
+	// busy counts the searches in progress, from preparation to answer: a search alone
+	// may be helped by its caller (actors.Job.Alone).
+	busy atomic.Int32
 
 	// state is the generation searched now; a search keeps the one it loaded.
 	state atomic.Pointer[state]

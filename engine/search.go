@@ -32,6 +32,8 @@ type Update struct {
 // because a retriever is slow or broken: the answer is then partial and says so in
 // SearchMeta. It returns ErrInvalidRequest for a request that breaks the protocol.
 func (e *Engine) Search(ctx context.Context, req registry.SearchRequest, rc registry.RuntimeContext) (*registry.SearchResponse, error) {
+	e.busy.Add(1)
+	defer e.busy.Add(-1)
 	job, sc, err := e.prepare(ctx, &req, &rc, false)
 	if err != nil {
 		return nil, err
@@ -46,16 +48,20 @@ func (e *Engine) Search(ctx context.Context, req registry.SearchRequest, rc regi
 // SearchStream is Search with the partial rankings: the channel carries an Update per
 // retriever answer, then the final one, and is closed.
 func (e *Engine) SearchStream(ctx context.Context, req registry.SearchRequest, rc registry.RuntimeContext) (<-chan Update, error) {
+	e.busy.Add(1)
 	job, sc, err := e.prepare(ctx, &req, &rc, true)
 	if err != nil {
+		e.busy.Add(-1)
 		return nil, err
 	}
 	out := make(chan Update, 1)
 	in, err := e.sys.SearchStream(ctx, job)
 	if err != nil {
+		e.busy.Add(-1)
 		return nil, err
 	}
 	go func() {
+		defer e.busy.Add(-1)
 		defer close(out)
 		final := false
 		for u := range in {
@@ -151,6 +157,7 @@ func (e *Engine) prepare(ctx context.Context, req *registry.SearchRequest, rc *r
 		Stream:        stream,
 		MaxCandidates: e.opts.MaxCandidates,
 		Inline:        e.inline,
+		Alone:         e.busy.Load() == 1,
 	}
 	return job, sc, nil
 }
@@ -567,6 +574,8 @@ func (e *Engine) Probe(ctx context.Context, retriever string, req registry.Searc
 // CalibrationSample runs a search and returns the sample its final ranking gives
 // rank.Calibrate, labelled with the resolution the case expects.
 func (e *Engine) CalibrationSample(ctx context.Context, req registry.SearchRequest, rc registry.RuntimeContext, expected registry.Resolution) (rank.Sample, error) {
+	e.busy.Add(1)
+	defer e.busy.Add(-1)
 	job, sc, err := e.prepare(ctx, &req, &rc, false)
 	if err != nil {
 		return rank.Sample{}, err
