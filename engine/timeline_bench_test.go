@@ -15,7 +15,7 @@ import (
 )
 
 // BenchmarkSearchTimeline runs whole searches one at a time, as engine.Search does
-// (prepare, then actors.System.Search), and reports when each milestone of a search
+// (count itself as in progress, prepare, then actors.System.Search), and reports when each milestone of a search
 // came, as the median over the searches of µs since the search began:
 //
 //   - prepare-us: the job is ready (validation, normalisation, pre-filter, plan);
@@ -65,6 +65,7 @@ func benchTimeline(b *testing.B, caps []*registry.Capability, queries []string) 
 		req, r := registry.SearchRequest{Query: queries[i%len(queries)]}, rc
 		i++
 		t0 = time.Now()
+		e.busy.Add(1) // as Search counts itself
 		job, sc, err := e.prepare(ctx, &req, &r, false)
 		if err != nil {
 			b.Fatal(err)
@@ -87,6 +88,7 @@ func benchTimeline(b *testing.B, caps []*registry.Capability, queries []string) 
 			b.Fatal(err)
 		}
 		done := since()
+		e.busy.Add(-1)
 		sc.release()
 
 		var began []int64
