@@ -25,13 +25,8 @@ func BenchmarkSearchInline(b *testing.B) {
 }
 
 func benchInline(b *testing.B, caps []*registry.Capability, queries []string) {
-	e, err := Open(context.Background(), Options{Seed: caps, NoSync: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer e.Close()
+	e, rc := openStageEngine(b, caps)
 	kinds := e.inline
-	rc := registry.RuntimeContext{Tenant: "default", User: "bench", Scopes: []string{"*", "admin"}}
 	ctx := context.Background()
 	var tin, tho []time.Duration
 	var cin, cho time.Duration // CPU time of the process

@@ -17,15 +17,10 @@ import (
 func BenchmarkRankStage(b *testing.B) { runStageSets(b, benchRankStage) }
 
 func benchRankStage(b *testing.B, caps []*registry.Capability, queries []string) {
-	e, err := Open(context.Background(), Options{Seed: caps, NoSync: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer e.Close()
+	e, rc := openStageEngine(b, caps)
 	if len(queries) > 300 {
 		queries = queries[:300]
 	}
-	rc := registry.RuntimeContext{Tenant: "default", User: "bench", Scopes: []string{"*", "admin"}}
 	ctx := context.Background()
 	type search struct {
 		sc *searchCtx

@@ -50,12 +50,7 @@ func runStageSets(b *testing.B, bench func(*testing.B, []*registry.Capability, [
 }
 
 func benchStages(b *testing.B, caps []*registry.Capability, queries []string) {
-	e, err := Open(context.Background(), Options{Seed: caps, NoSync: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer e.Close()
-	rc := registry.RuntimeContext{Tenant: "default", User: "bench", Scopes: []string{"*", "admin"}}
+	e, rc := openStageEngine(b, caps)
 	ctx := context.Background()
 	var prep, rnk, whole time.Duration
 	var ret [index.NumKinds]time.Duration
@@ -100,6 +95,17 @@ func benchStages(b *testing.B, caps []*registry.Capability, queries []string) {
 	}
 	b.ReportMetric(us(rnk), "rank-us")
 	b.ReportMetric(us(whole), "whole-us")
+}
+
+// openStageEngine opens an engine over caps for a stage benchmark, closed when b ends, and
+// the caller its searches run as.
+func openStageEngine(b *testing.B, caps []*registry.Capability) (*Engine, registry.RuntimeContext) {
+	e, err := Open(context.Background(), Options{Seed: caps, NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { e.Close() })
+	return e, registry.RuntimeContext{Tenant: "default", User: "bench", Scopes: []string{"*", "admin"}}
 }
 
 // stageEvalSet reads an evaluation set's catalogue and queries, skipping b without them.

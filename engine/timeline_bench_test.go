@@ -32,12 +32,7 @@ import (
 func BenchmarkSearchTimeline(b *testing.B) { runStageSets(b, benchTimeline) }
 
 func benchTimeline(b *testing.B, caps []*registry.Capability, queries []string) {
-	e, err := Open(context.Background(), Options{Seed: caps, NoSync: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer e.Close()
-	rc := registry.RuntimeContext{Tenant: "default", User: "bench", Scopes: []string{"*", "admin"}}
+	e, rc := openStageEngine(b, caps)
 	ctx := context.Background()
 
 	var t0 time.Time
