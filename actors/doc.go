@@ -41,10 +41,10 @@
 // which matters where waking an idle processor costs more than the search's retrievers
 // (see BenchmarkWakeLatency). A search with enough work beside its longest step for a
 // second processor is helped when it is the only search in progress (Job.Alone and no
-// other Search call): its caller wakes
-// workers for the other processors and runs runs itself meanwhile, then polls for its
-// answer a moment before it parks; with other searches in progress it is handed to
-// workers (see System.mode).
+// other Search call): its caller wakes workers for the other processors and runs runs
+// itself meanwhile, then watches the queue a moment for its gather actor's run, so that
+// it ranks the search itself, before it parks; with other searches in progress the
+// search is handed to workers (see System.mode).
 //
 // No futures are used on the search path; protoactor's own logging goes to
 // Options.Logger (discarded when nil).

@@ -114,9 +114,6 @@ func (m *mailbox) process(w *worker) (requeued bool) {
 	}
 }
 
-// settle is called before m handles another message or yields: the run its worker
-// took on for later (see workerPool.schedule) gets a worker of its own, since this one
-// goes on with m.
 // postWaited is PostUserMessage of a retriever's answer to a search whose caller waits
 // in workerPool.help with waiting set: the run is queued for that caller without waking
 // anyone, and a worker is woken for it only if the caller stopped waiting meanwhile (the
@@ -130,6 +127,9 @@ func (m *mailbox) postWaited(msg any, waiting *atomic.Bool) {
 	}
 }
 
+// settle is called before m handles another message or yields: the run its worker
+// took on for later (see workerPool.schedule) gets a worker of its own, since this one
+// goes on with m.
 func (m *mailbox) settle() {
 	if w := m.runner; w != nil && w.owed != nil {
 		w.pool.settle(w)

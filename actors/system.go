@@ -123,11 +123,9 @@ func (s *System) Search(ctx context.Context, job *Job) (*registry.SearchResponse
 		return nil, err
 	}
 	if se.mode != handOff { // lend this goroutine to the actors until the answer is ready
-		if se.mode == helped {
-			s.workers.wake(s.workers.procs)
-		}
 		wait := time.Duration(0)
 		if se.mode == helped {
+			s.workers.wake(s.workers.procs)
 			wait = helpedWait
 		}
 		w := callerPool.Get().(*worker)
@@ -311,11 +309,12 @@ const helpedWait = 40 * time.Microsecond
 // expected run times of its kinds (System.expect) beside the longest one sum to less than
 // Options.InlineBelow: a second processor would take over less work than waking it
 // costs. Otherwise it is helped when the job says it is alone (Job.Alone), it is the
-// only Search in progress, and there is more than one processor: its caller starts on the runs at once, where handing them
-// off would cost two goroutine wake-ups (about 12 µs to the first retriever call and 9
-// µs back to the caller on the benchmarks' VM), while the woken workers take the rest
-// on the other processors. With other searches in progress the workers hand off, so
-// that no caller holds a processor the others' runs could use.
+// only Search in progress, and there is more than one processor: its caller starts on
+// the runs at once, where handing them off would cost two goroutine wake-ups (about 12
+// µs to the first retriever call and 9 µs back to the caller on the benchmarks' VM),
+// while the woken workers take the rest on the other processors. With other searches
+// in progress the workers hand off, so that no caller holds a processor the others'
+// runs could use.
 func (s *System) mode(job *Job) runMode {
 	if job.Inline == 0 || s.inlineBelow == 0 {
 		return handOff

@@ -166,7 +166,7 @@ type Job struct {
 	// return promptly, never blocking on I/O or sleeping; marking any kind says the same
 	// of Rank. A blocking Search whose every planned kind is marked lends its calling
 	// goroutine to the actors when its expected work is small (Options.InlineBelow) or it
-	// is the only Search in progress (see the package doc): it queues its messages and
+	// is the only search in progress (Alone; see the package doc): it queues its messages and
 	// runs them, and any other such search's, itself until its answer is ready, none is
 	// queued, or the next run starts with another search's message, which it hands to a
 	// worker. The actors, their mailboxes and the messages stay as they are; only the
