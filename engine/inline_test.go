@@ -3,10 +3,12 @@ package engine
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/capdex/capdex/actors"
 	"github.com/capdex/capdex/index"
 	"github.com/capdex/capdex/index/embed"
+	"github.com/capdex/capdex/registry"
 )
 
 // denseEmbedder stands for an embedder behind a network call.
@@ -36,5 +38,60 @@ func TestInlineKinds(t *testing.T) {
 	wrap := func(f actors.RetrieveFunc) actors.RetrieveFunc { return f }
 	if got := inlineKinds(Options{WrapRetriever: wrap}, embed.NewHashed()); got != 0 {
 		t.Errorf("wrapped retriever: %b", got)
+	}
+}
+
+// TestSearchAlone checks the count of searches in progress that tells the actors a search
+// is alone (actors.Job.Alone): a search prepared while no other is in progress is alone,
+// one prepared while another is (a stream not yet read to its end) is not, and Search and
+// SearchStream leave the count as they found it, errors included.
+func TestSearchAlone(t *testing.T) {
+	e, err := Open(context.Background(), Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	rc := registry.RuntimeContext{Tenant: "default", User: "dev", Scopes: []string{"*"}}
+	prepared := func() *actors.Job {
+		t.Helper()
+		req, r := registry.SearchRequest{Query: "docker 连不上"}, rc
+		e.busy.Add(1) // as Search counts itself
+		defer e.busy.Add(-1)
+		job, sc, err := e.prepare(ctx, &req, &r, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc.release()
+		return job
+	}
+	if !prepared().Alone {
+		t.Error("no other search in progress: not alone")
+	}
+	updates, err := e.SearchStream(ctx, registry.SearchRequest{Query: "codex 版本"}, rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prepared().Alone {
+		t.Error("a stream in progress: alone")
+	}
+	for range updates {
+	}
+	for start := time.Now(); e.busy.Load() != 0; time.Sleep(time.Millisecond) {
+		if time.Since(start) > 5*time.Second {
+			t.Fatalf("%d searches still counted after the stream ended", e.busy.Load())
+		}
+	}
+	if _, err := e.Search(ctx, registry.SearchRequest{Query: "docker 连不上"}, rc); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Search(ctx, registry.SearchRequest{Query: " "}, rc); err == nil {
+		t.Error("an empty query: no error")
+	}
+	if _, err := e.SearchStream(ctx, registry.SearchRequest{Query: " "}, rc); err == nil {
+		t.Error("an empty query streamed: no error")
+	}
+	if n := e.busy.Load(); n != 0 {
+		t.Errorf("%d searches counted after they ended", n)
 	}
 }
