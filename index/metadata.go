@@ -1,7 +1,6 @@
 package index
 
 import (
-	"cmp"
 	"iter"
 	mathbits "math/bits"
 	"slices"
@@ -40,6 +39,11 @@ type metaPost struct {
 	field int
 	docs  []uint32
 	cdocs []uint32
+	// docBits and cdocBits hold docs and cdocs again as bitsets of the generation's
+	// documents (bit d for doc d), which metaByClass reads, when they are dense enough
+	// (denseDocs), else nil.
+	docBits  []uint64
+	cdocBits []uint64
 }
 
 // Metadata weights of a synonym (concept) match and of a pack, relative to a literal
@@ -49,6 +53,11 @@ const (
 	metaPackWeight    = 0.5
 	// maxMetaKeys bounds the structured values of one query that are looked up.
 	maxMetaKeys = 256
+	// metaDenseDiv sets which postings have a bitset besides their array: those holding
+	// at least one document in metaDenseDiv, whose bitset (n/8 bytes) then costs at most 8
+	// bytes per posting (on the generated catalogues of 1k to 100k, 1.9 to 2.0 bytes per
+	// posting of all the values). A query sets the bitsets of the others in scratch memory.
+	metaDenseDiv = 64
 )
 
 // metaIndex maps (field, normalised value) to documents.
@@ -75,10 +84,12 @@ func (x *metaIndex) eachNamed(f int, v, nv string, concepts bool, fn func(*metaP
 	}
 }
 
-// metaKey is one query value resolved to a posting; docs is post.docs or post.cdocs.
+// metaKey is one query value resolved to a posting; docs is post.docs or post.cdocs, bits
+// its bitset (nil when the posting has none).
 type metaKey struct {
 	post *metaPost
 	docs []uint32
+	bits []uint64
 	w    float32
 }
 
@@ -173,7 +184,9 @@ func (g *Generation) buildMeta() {
 		x.fields[f] = make(map[string]*metaPost, len(build[f]))
 		for v, p := range build[f] {
 			p.cdocs.AndNot(p.docs)
-			x.fields[f][v] = &metaPost{label: metaNames[f] + ":" + v, field: f, docs: p.docs.ToArray(), cdocs: p.cdocs.ToArray()}
+			mp := &metaPost{label: metaNames[f] + ":" + v, field: f, docs: p.docs.ToArray(), cdocs: p.cdocs.ToArray()}
+			mp.docBits, mp.cdocBits = denseDocs(mp.docs, g.n), denseDocs(mp.cdocs, g.n)
+			x.fields[f][v] = mp
 		}
 	}
 	for _, f := range []int{mIntents, mEntities} {
@@ -186,6 +199,24 @@ func (g *Generation) buildMeta() {
 	}
 }
 
+// denseDocs returns docs as a bitset of n documents when they are at least
+// n/metaDenseDiv, else nil.
+func denseDocs(docs []uint32, n int) []uint64 {
+	if len(docs) == 0 || len(docs)*metaDenseDiv < n {
+		return nil
+	}
+	bits := make([]uint64, (n+63)/64)
+	setDocBits(bits, docs)
+	return bits
+}
+
+// setDocBits sets the bits of docs in bits.
+func setDocBits(bits []uint64, docs []uint32) {
+	for _, d := range docs {
+		bits[d>>6] |= 1 << (d & 63)
+	}
+}
+
 // metaKeys resolves the query's structured values to postings, each once.
 func (g *Generation) metaKeys(s *scratch, q *Query) []metaKey {
 	keys := s.keys[:0]
@@ -193,9 +224,9 @@ func (g *Generation) metaKeys(s *scratch, q *Query) []metaKey {
 		if slices.ContainsFunc(keys, func(k metaKey) bool { return k.post == p }) {
 			return
 		}
-		keys = append(keys, metaKey{post: p, docs: p.docs, w: metaWeights[p.field]})
+		keys = append(keys, metaKey{post: p, docs: p.docs, bits: p.docBits, w: metaWeights[p.field]})
 		if len(p.cdocs) > 0 {
-			keys = append(keys, metaKey{post: p, docs: p.cdocs, w: metaWeights[p.field] * metaConceptWeight})
+			keys = append(keys, metaKey{post: p, docs: p.cdocs, bits: p.cdocBits, w: metaWeights[p.field] * metaConceptWeight})
 		}
 	}
 	add := func(f int, v string, concepts bool) {
@@ -244,9 +275,14 @@ func (g *Generation) metaKeys(s *scratch, q *Query) []metaKey {
 // retrieveMetadata scores documents by the weighted count of structured query values they
 // carry; Matched lists the field:value pairs.
 func (g *Generation) retrieveMetadata(q *Query, allow *roaring.Bitmap, limit int) []Hit {
+	if limit < 1 { // Retrieve refuses such limits; no hit could be kept
+		return nil
+	}
 	s := getScratch()
 	defer putScratch(s)
-	keys := g.metaKeys(s, q)
+	// a key of no document (a value whose synonyms only are carried) matches nothing: it
+	// would take a class bit for nothing
+	keys := slices.DeleteFunc(g.metaKeys(s, q), func(k metaKey) bool { return len(k.docs) == 0 })
 	if len(keys) == 0 {
 		return nil
 	}
@@ -265,15 +301,31 @@ const (
 	// by metaByHeap.
 	maxClassKeys = 7
 	maxClasses   = 2 << maxClassKeys
+	// metaBlockWords bounds the words of bitsets (64 documents each) that metaByClass
+	// reads between two updates of its floor. Its first blocks are shorter (1, 2, 4...
+	// words), so that the floor rises before many documents are collected.
+	metaBlockWords = 64
 )
 
-// classWork is the class tables of metaByClass, recycled through classWorkPool.
+// classWork is the working memory of metaByClass, recycled through classWorkPool.
 type classWork struct {
-	class  []uint8             // class per document, zero between uses
-	count  [maxClasses]int32   // documents per class; then the class's tier
-	score  [maxClasses]float32 // score per class present
-	ranked []uint8             // the classes present, best first
-	tiers  []classTier         // runs of ranked classes of one score
+	score   [maxClasses]float32    // score per class
+	count   [maxClasses]int32      // documents collected per class; then the class's tier
+	ranked  []uint8                // the classes collected, best first
+	tiers   []classTier            // runs of ranked classes of one score
+	found   []classDoc             // the documents collected, in doc order
+	matched [maxClasses][]string   // labels per class
+	keyBits [][]uint64             // bitsets of the keys
+	sets    []uint16               // the key sets of the documents that may enter (see admit)
+	mask    [metaBlockWords]uint64 // the documents of a block that may enter
+	term    [metaBlockWords]uint64 // those of a block holding all the keys of a set
+	local   []uint64               // bitsets of the keys without one of their own
+}
+
+// classDoc is a document metaByClass collected, with its class.
+type classDoc struct {
+	doc   uint32
+	class uint8
 }
 
 // classTier is the classes of one score: how many of their documents to take still, and the
@@ -282,51 +334,52 @@ type classTier struct{ take, at int32 }
 
 var classWorkPool = sync.Pool{New: func() any { return new(classWork) }}
 
-// metaByClass ranks with at most maxClassKeys keys. It counts the documents of each class
-// while it accumulates them, ranks the classes by score, decides how many documents each
-// score takes, and reads the hits off the touched documents in doc order, which is the
-// order of ties: no document is compared with another.
+// metaByClass ranks with at most maxClassKeys keys. Rather than reading every posting of
+// the keys, it reads their bitsets a word of 64 documents at a time in doc order: all
+// scores are known beforehand (those of the classes), so once limit documents are
+// collected, a later one can enter only with a class scoring above the limit-th best
+// collected, the floor (at an equal score the earlier document ranks first), and the words
+// of the keys are combined so as to leave only the documents holding keys enough for that
+// (admit, block). The floor rises between blocks of words as better documents are
+// collected; once it reaches the best score, reading stops. The collected documents are
+// then ranked without comparing any two: counted per class, the classes ranked by score,
+// each score given its number of documents, and the hits read off in doc order, which is
+// the order of ties.
 func (g *Generation) metaByClass(s *scratch, keys []metaKey, allow *roaring.Bitmap, limit int) []Hit {
 	w := classWorkPool.Get().(*classWork)
-	bits := s.allowBits(allow, g.n)
-	if len(w.class) < g.n {
-		w.class = make([]uint8, g.n)
-	}
-	class := w.class
-	touched := touchedSet(s, g.n)
-	pack := uint8(1) << len(keys)
-	count := w.count[:2<<len(keys)] // the classes of len(keys) keys
+	defer classWorkPool.Put(w)
+	w.scores(keys)
+	count := w.count[:2<<len(keys)]
 	clear(count)
-	for i, k := range keys {
-		bit := uint8(1) << i
-		for _, d := range k.docs {
-			if !has(bits, d) {
-				continue
-			}
-			c := class[d]
-			if c == 0 {
-				touched[d>>5] |= 1 << (d & 31)
-				if g.isPack(d) {
-					c = pack
+	words := (g.n + 63) / 64
+	keyBits := w.bitsets(keys, words)
+	bits := s.allowBits(allow, g.n)
+	found, ranked := w.found[:0], w.ranked[:0]
+	floor := float32(0) // every class of a key scores above 0
+	w.admit(len(keys), floor)
+	for start, size := 0, 1; start < words && len(w.sets) > 0; start, size = start+size, min(2*size, metaBlockWords) {
+		for j, word := range w.block(keyBits, bits, start, min(start+size, words)) {
+			for ; word != 0; word &= word - 1 {
+				d := uint32((start+j)<<6 | mathbits.TrailingZeros64(word))
+				c := g.classOf(keyBits, d)
+				if w.score[c] <= floor {
+					continue
 				}
-			} else {
-				count[c]--
+				if count[c] == 0 {
+					ranked = insertClass(ranked, c, &w.score)
+				}
+				count[c]++
+				found = append(found, classDoc{doc: d, class: c})
 			}
-			c |= bit
-			class[d] = c
-			count[c]++
+		}
+		if f := limitScore(ranked, count, &w.score, limit); f > floor {
+			floor = f
+			w.admit(len(keys), floor)
 		}
 	}
-	// rank the classes present; a class's count becomes its tier
-	ranked := w.ranked[:0]
-	for c, n := range count {
-		if n > 0 {
-			ranked = append(ranked, uint8(c))
-			w.score[c] = classScore(keys, uint8(c))
-		}
-	}
-	slices.SortFunc(ranked, func(a, b uint8) int { return cmp.Compare(w.score[b], w.score[a]) })
-	tiers, taken := w.tiers[:0], int32(0)
+	// a class's count becomes its tier; the labels of a class are listed once, for all
+	// its hits
+	tiers, taken, nl := w.tiers[:0], int32(0), 0
 	for i, c := range ranked {
 		if i == 0 || w.score[c] != w.score[ranked[i-1]] {
 			tiers = append(tiers, classTier{at: taken})
@@ -336,48 +389,196 @@ func (g *Generation) metaByClass(s *scratch, keys []metaKey, allow *roaring.Bitm
 		t.take += n
 		taken += n
 		count[c] = int32(len(tiers) - 1)
+		if n > 0 {
+			nl += mathbits.OnesCount8(c &^ (1 << len(keys)))
+		}
 	}
-	w.ranked, w.tiers = ranked, tiers
-	if taken == 0 { // nothing touched: class is still zero
-		classWorkPool.Put(w)
+	w.found, w.ranked, w.tiers = found, ranked, tiers
+	if taken == 0 {
 		return nil
 	}
 	hits := make([]Hit, taken)
-	labels := make([]string, 0, int(taken)*min(len(keys), 4))
-	for d := range setBits(touched) {
-		c := class[d]
-		class[d] = 0
-		t := &tiers[count[c]]
+	labels := make([]string, 0, nl)
+	matched := w.matched[:2<<len(keys)]
+	clear(matched)
+	for _, f := range found {
+		t := &tiers[count[f.class]]
 		if t.take == 0 {
 			continue
 		}
-		start := len(labels)
-		for i, k := range keys {
-			if c&(1<<i) != 0 {
-				labels = append(labels, k.post.label)
+		if matched[f.class] == nil {
+			start := len(labels)
+			for i, k := range keys {
+				if f.class&(1<<i) != 0 {
+					labels = append(labels, k.post.label)
+				}
 			}
+			matched[f.class] = labels[start:len(labels):len(labels)]
 		}
-		hits[t.at] = Hit{Doc: d, Score: float64(w.score[c]), Matched: labels[start:len(labels):len(labels)]}
+		hits[t.at] = Hit{Doc: f.doc, Score: float64(w.score[f.class]), Matched: matched[f.class]}
 		t.take--
 		t.at++
 	}
-	classWorkPool.Put(w) // not deferred: after a panic, class may not be zero
 	return hits
 }
 
-// classScore is the score of class c: the weights of its keys added in key order, as the
-// scores of metaByHeap are, and halved for a pack.
-func classScore(keys []metaKey, c uint8) float32 {
-	var sc float32
-	for i, k := range keys {
-		if c&(1<<i) != 0 {
-			sc += k.w
+// scores sets the score of every class of keys: the weights of its keys added in key
+// order, as the scores of metaByHeap are, and halved for a pack. A class's sum is that of
+// the class without its last key plus that key's weight, the same additions in the same
+// order.
+func (w *classWork) scores(keys []metaKey) {
+	pack := 1 << len(keys)
+	w.score[0], w.score[pack] = 0, 0
+	for c := 1; c < pack; c++ {
+		last := mathbits.Len(uint(c)) - 1
+		w.score[c] = w.score[c&^(1<<last)] + keys[last].w
+		w.score[c|pack] = w.score[c] * metaPackWeight
+	}
+}
+
+// bitsets returns the bitsets of the keys, those of the keys without one of their own set
+// in w.local.
+func (w *classWork) bitsets(keys []metaKey, words int) [][]uint64 {
+	need := 0
+	for _, k := range keys {
+		if k.bits == nil {
+			need += words
 		}
 	}
-	if c>>len(keys) != 0 {
-		sc *= metaPackWeight
+	if cap(w.local) < need {
+		w.local = make([]uint64, need)
 	}
-	return sc
+	local := w.local[:need]
+	clear(local)
+	keyBits := w.keyBits[:0]
+	for _, k := range keys {
+		b := k.bits
+		if b == nil {
+			b, local = local[:words:words], local[words:]
+			setDocBits(b, k.docs)
+		}
+		keyBits = append(keyBits, b)
+	}
+	w.keyBits = keyBits
+	return keyBits
+}
+
+// admit sets w.sets to the documents that may score above floor, as sets of keys (bit i for
+// keys[i]) whose bitsets block intersects: the key sets with which a document that is not a
+// pack scores above floor and that have no key to spare. A document scoring above floor
+// holds all the keys of one of them (remove the keys it can spare one by one; a pack's
+// halving only lowers a score), and one holding them scores above floor unless a pack
+// (a score only grows with a key), which the class of the document then tells.
+func (w *classWork) admit(nk int, floor float32) {
+	pass := func(set uint16) bool { return w.score[set] > floor }
+	sets := w.sets[:0]
+	for set := uint16(1); set < 1<<nk; set++ {
+		if !pass(set) {
+			continue
+		}
+		spare := false
+		for v := set; v != 0 && !spare; v &= v - 1 {
+			spare = pass(set &^ (v & -v))
+		}
+		if !spare {
+			sets = append(sets, set)
+		}
+	}
+	w.sets = sets
+}
+
+// block returns the words start to end of the allowed documents that may enter: the union
+// over w.sets of the intersection of their keys' bitsets.
+func (w *classWork) block(keyBits [][]uint64, allow []uint64, start, end int) []uint64 {
+	m := w.mask[:end-start]
+	clear(m)
+	var vs [maxClassKeys][]uint64
+	for _, set := range w.sets {
+		n := 0
+		for ; set != 0; set &= set - 1 {
+			vs[n] = keyBits[mathbits.TrailingZeros16(set)][start:end]
+			n++
+		}
+		w.orAll(m, vs[:n])
+	}
+	if allow != nil {
+		a := allow[start:end]
+		for j := range m {
+			m[j] &= a[j]
+		}
+	}
+	return m
+}
+
+// orAll sets in m the bits set in all of vs, with a loop of its own for the commonest
+// sizes of vs so as to read each word once.
+func (w *classWork) orAll(m []uint64, vs [][]uint64) {
+	a := vs[0][:len(m)]
+	switch len(vs) {
+	case 1:
+		for j := range m {
+			m[j] |= a[j]
+		}
+	case 2:
+		b := vs[1][:len(m)]
+		for j := range m {
+			m[j] |= a[j] & b[j]
+		}
+	case 3:
+		b, c := vs[1][:len(m)], vs[2][:len(m)]
+		for j := range m {
+			m[j] |= a[j] & b[j] & c[j]
+		}
+	default:
+		b, c, t := vs[1][:len(m)], vs[2][:len(m)], w.term[:len(m)]
+		for j := range t {
+			t[j] = a[j] & b[j] & c[j]
+		}
+		for _, v := range vs[3:] {
+			v = v[:len(t)]
+			for j := range t {
+				t[j] &= v[j]
+			}
+		}
+		for j := range m {
+			m[j] |= t[j]
+		}
+	}
+}
+
+// classOf returns the class of document d: its bits in the keys' bitsets, and the pack
+// bit.
+func (g *Generation) classOf(keyBits [][]uint64, d uint32) uint8 {
+	w, b := d>>6, d&63
+	c := uint8(0)
+	if g.isPack(d) {
+		c = 1 << len(keyBits)
+	}
+	for i, v := range keyBits {
+		c |= uint8(v[w]>>b&1) << i
+	}
+	return c
+}
+
+// insertClass inserts class c into ranked, kept by decreasing score.
+func insertClass(ranked []uint8, c uint8, score *[maxClasses]float32) []uint8 {
+	i := len(ranked)
+	for i > 0 && score[ranked[i-1]] < score[c] {
+		i--
+	}
+	return slices.Insert(ranked, i, c)
+}
+
+// limitScore returns the score of the limit-th best document collected, ranked holding
+// their classes best first, or 0 when fewer are collected.
+func limitScore(ranked []uint8, count []int32, score *[maxClasses]float32, limit int) float32 {
+	n := 0
+	for _, c := range ranked {
+		if n += int(count[c]); n >= limit {
+			return score[c]
+		}
+	}
+	return 0
 }
 
 // maskKeys is how many keys have a bit of their own in a document's mask in metaByHeap; the

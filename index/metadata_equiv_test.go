@@ -1,6 +1,7 @@
 package index
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -197,5 +198,122 @@ func TestMetadataSameAsReference(t *testing.T) {
 	}
 	if byKeys[0] == 0 || byKeys[1] == 0 || byKeys[2] == 0 || packHits == 0 {
 		t.Fatalf("queries by key count %v, pack hits %d: some path went untested", byKeys, packHits)
+	}
+}
+
+// randomMetaQuery draws a query of one to eight values of random capabilities, through
+// every field a query names values of.
+func randomMetaQuery(r *rand.Rand, caps []*registry.Capability) *Query {
+	pick := func(vs []string) string {
+		if len(vs) == 0 {
+			return ""
+		}
+		return vs[r.IntN(len(vs))]
+	}
+	q := &Query{}
+	match := func() *registry.StructuredMatch {
+		if q.Match == nil {
+			q.Match = &registry.StructuredMatch{}
+		}
+		return q.Match
+	}
+	for range 1 + r.IntN(8) {
+		c := caps[r.IntN(len(caps))]
+		switch r.IntN(9) {
+		case 0, 1, 2:
+			q.Intents = append(q.Intents, pick(c.Intents))
+		case 3, 4:
+			q.Entities = append(q.Entities, pick(c.Entities))
+		case 5:
+			q.Symptoms = append(q.Symptoms, pick(c.Symptoms))
+		case 6:
+			match().Domain, match().Scenario = c.Domain, pick(c.Scenarios)
+		case 7:
+			match().RiskSignals = append(match().RiskSignals, pick(riskSignals(c)))
+			match().CapabilityTypes = append(match().CapabilityTypes, c.CapabilityType)
+		case 8:
+			match().Intents = append(match().Intents, pick(c.Intents))
+		}
+	}
+	return q
+}
+
+// TestMetadataSameAsReferenceRandom compares the metadata retriever with the reference on
+// random queries, under filters that allow every document, the caller's, a random half, a
+// few documents and none, at limits from 1 to beyond the matches (and 0, which finds
+// nothing). It checks that the cases metaByClass treats apart came up: keys with and
+// without a bitset of their own in one query, a single key (whose best score, once limit
+// documents have it, ends the reading early), a hit at the cut tied with a document left
+// out, a pack at the cut, and more than maxClassKeys keys.
+func TestMetadataSameAsReferenceRandom(t *testing.T) {
+	n, queries := 3000, 400
+	if testing.Short() {
+		n, queries = 800, 100
+	}
+	g := buildCaps(t, 1, testcat.GenerateCatalog(n, 11), cheap)
+	caps := g.Snapshot().Caps
+	r := rand.New(rand.NewPCG(3, 4))
+	half, few := roaring.New(), roaring.New()
+	for d := range uint32(n) {
+		if r.IntN(2) == 0 {
+			half.Add(d)
+		}
+		if r.IntN(n/8) == 0 {
+			few.Add(d)
+		}
+	}
+	allows := []struct {
+		name string
+		bm   *roaring.Bitmap
+	}{{"all", nil}, {"caller", g.Filter(&registry.RuntimeContext{Tenant: "acme", User: "alice", Scopes: []string{"dev"}, OS: "linux"}, FilterSpec{})},
+		{"half", half}, {"few", few}, {"none", roaring.New()}}
+	var seen struct{ mixed, single, tie, packCut, heap int }
+	for range queries {
+		q := randomMetaQuery(r, caps)
+		s := getScratch()
+		keys := slices.DeleteFunc(g.metaKeys(s, q), func(k metaKey) bool { return len(k.docs) == 0 })
+		dense := 0
+		for _, k := range keys {
+			if k.bits != nil {
+				dense++
+			}
+		}
+		if dense > 0 && dense < len(keys) {
+			seen.mixed++
+		}
+		if len(keys) > maxClassKeys {
+			seen.heap++
+		}
+		nk := len(keys)
+		putScratch(s)
+		for _, a := range allows {
+			if got := g.retrieveMetadata(q, a.bm, 0); got != nil {
+				t.Fatalf("query %+v match %+v limit 0: %v", *q, q.Match, got)
+			}
+			all := refRetrieveMetadata(g, q, a.bm, n)
+			for _, limit := range []int{1, 2, 7, 50, 1 + r.IntN(n)} {
+				got, want := g.retrieveMetadata(q, a.bm, limit), refRetrieveMetadata(g, q, a.bm, limit)
+				if !slices.EqualFunc(got, want, func(x, y Hit) bool {
+					return x.Doc == y.Doc && x.Score == y.Score && slices.Equal(x.Matched, y.Matched)
+				}) {
+					t.Fatalf("query %+v match %+v limit %d allow %s:\n got %v\nwant %v", *q, q.Match, limit, a.name, got, want)
+				}
+				if len(all) <= limit {
+					continue
+				}
+				if nk == 1 {
+					seen.single++
+				}
+				if all[limit].Score == all[limit-1].Score {
+					seen.tie++
+				}
+				if g.isPack(all[limit-1].Doc) || g.isPack(all[limit].Doc) && all[limit].Score == all[limit-1].Score {
+					seen.packCut++
+				}
+			}
+		}
+	}
+	if seen.mixed == 0 || seen.single == 0 || seen.tie == 0 || seen.packCut == 0 || seen.heap == 0 {
+		t.Fatalf("some case did not come up: %+v", seen)
 	}
 }
