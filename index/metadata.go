@@ -347,7 +347,7 @@ var classWorkPool = sync.Pool{New: func() any { return new(classWork) }}
 // the order of ties.
 func (g *Generation) metaByClass(s *scratch, keys []metaKey, allow *roaring.Bitmap, limit int) []Hit {
 	w := classWorkPool.Get().(*classWork)
-	defer classWorkPool.Put(w)
+	defer w.release(len(keys))
 	w.scores(keys)
 	count := w.count[:2<<len(keys)]
 	clear(count)
@@ -420,6 +420,15 @@ func (g *Generation) metaByClass(s *scratch, keys []metaKey, allow *roaring.Bitm
 		t.at++
 	}
 	return hits
+}
+
+// release returns w to classWorkPool, keeping none of the references of a call with nk
+// keys: the keys' bitsets belong to a generation that may be replaced, and the labels to
+// the hits returned.
+func (w *classWork) release(nk int) {
+	clear(w.keyBits)
+	clear(w.matched[:2<<nk])
+	classWorkPool.Put(w)
 }
 
 // scores sets the score of every class of keys: the weights of its keys added in key
