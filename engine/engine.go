@@ -71,6 +71,10 @@ type Options struct {
 	Logger *slog.Logger
 	// NoSync turns off fsync of store commits (tests and throwaway stores only).
 	NoSync bool
+	// Upstreams are MCP servers whose tools become actions under their packs (the
+	// gateway, see docs/gateway.md): connected at Open, kept, re-listed, and quarantined
+	// when they change.
+	Upstreams []UpstreamConfig
 }
 
 // Engine is a capability registry with search, describe and run. All methods are safe for
@@ -109,6 +113,14 @@ type Engine struct {
 
 	closeOnce sync.Once
 	cleanup   []func()
+
+	// gw is the upstream gateway (nil without Options.Upstreams).
+	gw *gateway
+	// health is the health of upstream packs and everything under them, by pack id, laid
+	// over the stored definitions at each Reload; healthVer counts its changes.
+	healthMu  sync.Mutex
+	health    map[string]registry.Health
+	healthVer atomic.Uint64
 }
 
 // state is one searchable generation: the index and what the query side derives from it.
@@ -121,6 +133,8 @@ type state struct {
 	// packs maps a pack's docID to the docIDs [lo, hi) of its descendants (the snapshot is
 	// sorted by id, so they are contiguous)
 	packs map[uint32][2]uint32
+	// healthVer is the Engine.healthVer the generation was built with
+	healthVer uint64
 }
 
 // packRanges returns the descendants' range of every pack of g.
@@ -210,6 +224,11 @@ func (e *Engine) init(ctx context.Context) error {
 			return fmt.Errorf("engine: seeding the registry: %w", err)
 		}
 	}
+	if len(o.Upstreams) > 0 {
+		if err := e.newGateway(); err != nil {
+			return err
+		}
+	}
 	if err := e.Reload(ctx); err != nil {
 		return err
 	}
@@ -222,6 +241,9 @@ func (e *Engine) init(ctx context.Context) error {
 	// One retriever actor per kind and processor: an actor runs one request at a time, so
 	// with one per kind two concurrent searches wait for each other's step of each kind.
 	e.sys = actors.New(actors.Options{Logger: e.log, PerKind: runtime.GOMAXPROCS(0)})
+	if e.gw != nil {
+		e.gw.mgr.Start(ctx)
+	}
 	return nil
 }
 
@@ -255,9 +277,11 @@ func (e *Engine) Reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if cur := e.state.Load(); cur != nil && cur.gen.Snapshot().Generation == gen {
+	hv := e.healthVer.Load()
+	if cur := e.state.Load(); cur != nil && cur.gen.Snapshot().Generation == gen && cur.healthVer == hv {
 		return nil
 	}
+	caps, overlaid := e.overlayHealth(caps)
 	snap, err := registry.NewSnapshot(gen, caps)
 	if err != nil {
 		return err
@@ -265,6 +289,7 @@ func (e *Engine) Reload(ctx context.Context) error {
 	colKey := fmt.Sprintf("columns/%d", gen)
 	var colSnap []byte
 	switch b, err := e.store.GetBlob(colKey); {
+	case overlaid: // the stored columns are those of the stored health
 	case err == nil:
 		colSnap = b
 	case !errors.Is(err, store.ErrNotFound):
@@ -279,7 +304,7 @@ func (e *Engine) Reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if colSnap == nil {
+	if colSnap == nil && !overlaid {
 		var b bytes.Buffer
 		if err := g.ColumnSnapshot(&b); err == nil {
 			if err := e.store.PutBlob(colKey, b.Bytes()); err != nil {
@@ -293,6 +318,8 @@ func (e *Engine) Reload(ctx context.Context) error {
 		terms: rank.NewTermCache(snap.Caps, query.FieldTerms),
 		facts: newRankFacts(snap.Caps),
 		packs: packRanges(g),
+
+		healthVer: hv,
 	})
 	e.log.Info("registry generation loaded", "generation", gen, "capabilities", len(caps))
 	return nil
@@ -308,6 +335,9 @@ func (e *Engine) Snapshot() *registry.Snapshot { return e.state.Load().gen.Snaps
 func (e *Engine) Close() error {
 	var err error
 	e.closeOnce.Do(func() {
+		if e.gw != nil {
+			e.gw.mgr.Close()
+		}
 		e.runMu.Lock()
 		e.closed = true
 		e.runMu.Unlock()

@@ -34,13 +34,17 @@ func (e *Engine) newRunner() (*govern.Governor, func(), error) {
 	if cfg.ScriptsDir == "" {
 		cfg.ScriptsFS = registry.BuiltinScripts()
 	}
+	kinds := map[string]handlers.Handler{"go": handlers.NewGo(goFuncs(e.opts.GoFuncs)), "exec": handlers.NewExec(), "http": handlers.NewHTTP()}
+	if e.gw != nil {
+		kinds["mcp"] = handlers.NewMCP(e.gw.mgr)
+	}
 	g, err := govern.New(govern.Options{
+		Handler:     handlers.NewDispatcher(kinds),
 		Definitions: govern.FromSnapshot(e.Snapshot),
 		Audit:       e.store,
 		Tokens:      e.store,
 		Secrets:     e.store,
 		History:     e.store,
-		GoFuncs:     goFuncs(e.opts.GoFuncs),
 		Config:      cfg,
 		TokenKey:    e.opts.TokenKey,
 		TokenTTL:    e.opts.TokenTTL,

@@ -526,6 +526,11 @@ func (sc *searchCtx) match(n int, c *rank.Candidate) registry.Match {
 	if m.Availability == "" {
 		m.Availability = registry.Available
 	}
+	if m.Availability == registry.Unavailable {
+		if _, rs := policy.Availability(cp, sc.rc); len(rs) > 0 {
+			m.AvailabilityReasons = rs
+		}
+	}
 	if sc.req.Explain {
 		x := &registry.Explanation{Score: slices.Clone(c.Breakdown)}
 		for _, s := range c.Evidence {

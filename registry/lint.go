@@ -302,10 +302,14 @@ func (l *linter) action(c *Capability) {
 		default:
 			l.add(c, "handler.method", "invalid handler.method %q", h.Method)
 		}
+	case "mcp":
+		if h.Server == "" || h.Name == "" {
+			l.add(c, "handler.server", "an mcp handler needs server and name (the upstream and its tool)")
+		}
 	case "":
-		l.add(c, "handler.kind", "handler.kind is required (go, exec or http)")
+		l.add(c, "handler.kind", "handler.kind is required (go, exec, http or mcp)")
 	default:
-		l.add(c, "handler.kind", "invalid handler.kind %q (want go, exec or http)", h.Kind)
+		l.add(c, "handler.kind", "invalid handler.kind %q (want go, exec, http or mcp)", h.Kind)
 	}
 }
 

@@ -84,8 +84,11 @@ type Match struct {
 	RiskLevel            RiskLevel    `json:"risk_level,omitempty"`
 	RequiresConfirmation bool         `json:"requires_confirmation"`
 	Availability         Availability `json:"availability"`
-	Score                float64      `json:"score"`
-	NextStep             NextStep     `json:"next_step"`
+	// AvailabilityReasons say why a match is unavailable ("unavailable: health is down:
+	// upstream MCP server calc is down: ..."); empty otherwise.
+	AvailabilityReasons []string `json:"availability_reasons,omitempty"`
+	Score               float64  `json:"score"`
+	NextStep            NextStep `json:"next_step"`
 	// Explain is present when the request asked for it.
 	Explain *Explanation `json:"explain,omitempty"`
 }

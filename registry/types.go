@@ -138,10 +138,13 @@ func (a ACL) IsZero() bool {
 
 // Handler says how an action runs.
 type Handler struct {
-	// Kind is go, exec or http.
+	// Kind is go, exec, http or mcp.
 	Kind string `json:"kind"`
-	// Name is the registered function of a go handler.
+	// Name is the registered function of a go handler, or the tool's name on the upstream
+	// server of an mcp handler.
 	Name string `json:"name,omitempty"`
+	// Server is the upstream MCP server of an mcp handler (its name in capdex.yaml).
+	Server string `json:"server,omitempty"`
 	// Argv is the command of an exec handler; elements may hold {{.arg}} templates.
 	// A relative argv[0] is resolved against the registry's scripts directory.
 	Argv []string `json:"argv,omitempty"`

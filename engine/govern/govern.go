@@ -321,6 +321,12 @@ func (g *Governor) Run(ctx context.Context, rc *registry.RuntimeContext, req Run
 		return a.refuse(ctx, ReasonOffline, d.Reason)
 	}
 
+	// 3b. health down (such as an upstream MCP server that is not connected): nothing could
+	// answer the run.
+	if strings.EqualFold(c.Health.Status, "down") {
+		return a.refuse(ctx, ReasonOffline, "health is down: "+c.Health.Message)
+	}
+
 	// 4. version pin.
 	if version != 0 && version != c.Version {
 		return a.refuse(ctx, ReasonVersionMismatch, fmt.Sprintf("version %d was pinned but the active version is %d: describe it again", version, c.Version))
