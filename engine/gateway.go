@@ -209,7 +209,8 @@ func (g *gateway) Synced(ctx context.Context, server string, tools []*mcp.Tool) 
 			delete(st.Quarantine, n)
 		}
 	}
-	if err := g.save(server, st); err != nil {
+	// the registry first: a tool is listed in quarantine only once it is out of search
+	if err := g.apply(ctx, cfg, st); err != nil {
 		return err
 	}
 	for _, r := range audits {
@@ -217,7 +218,7 @@ func (g *gateway) Synced(ctx context.Context, server string, tools []*mcp.Tool) 
 			return err
 		}
 	}
-	return g.apply(ctx, cfg, st)
+	return nil
 }
 
 func changeWord(known bool) string {
@@ -374,15 +375,13 @@ func (g *gateway) decide(ctx context.Context, id, actor string, approve bool) er
 	} else {
 		st.Rejected[name] = v.Fingerprint()
 	}
-	if err := g.save(server, st); err != nil {
+	if err := g.apply(ctx, g.cfg[server], st); err != nil {
 		return err
 	}
 	rec := gatewayRecord(server, id, decision, q.Reason+" tool "+decision+" by "+actor)
 	rec.Actor = actor
-	if _, err := g.e.store.AppendAudit(context.WithoutCancel(ctx), rec); err != nil {
-		return err
-	}
-	return g.apply(ctx, g.cfg[server], st)
+	_, err = g.e.store.AppendAudit(context.WithoutCancel(ctx), rec)
+	return err
 }
 
 // Quarantined lists the upstream tools waiting for review, oldest first. It is an

@@ -126,8 +126,9 @@ func Validate(cfgs []Config) error {
 			add(i, "name %q: want letters, digits, _ and - (starting with a letter or digit)", c.Name)
 		} else if j, dup := names[c.Name]; dup {
 			add(i, "name %q is also upstreams[%d]", c.Name, j)
+		} else {
+			names[c.Name] = i
 		}
-		names[c.Name] = i
 		switch {
 		case c.Command == "" && c.URL == "":
 			add(i, "set command (stdio) or url (streamable HTTP)")
@@ -147,8 +148,9 @@ func Validate(cfgs []Config) error {
 			add(i, "prefix %q is not a valid capability id", pack)
 		} else if j, dup := packs[pack]; dup {
 			add(i, "prefix %q is also upstreams[%d]'s", pack, j)
+		} else {
+			packs[pack] = i
 		}
-		packs[pack] = i
 		switch c.NetworkPolicy {
 		case "", registry.NetworkNone, registry.NetworkAllowlist, registry.NetworkAny:
 		default:

@@ -217,9 +217,9 @@ func (c *conn) loop(ctx context.Context) {
 			return
 		}
 		msg := err.Error()
+		c.m.sink.Health(ctx, c.cfg.Name, StateDown, msg)
 		c.set(func(s *Status) { s.State, s.Error = StateDown, msg })
 		log.Warn("upstream MCP server down", "err", msg, "retry_in", backoff.String())
-		c.m.sink.Health(ctx, c.cfg.Name, StateDown, msg)
 		select {
 		case <-ctx.Done():
 			return
@@ -292,9 +292,9 @@ func (c *conn) serve(ctx context.Context, sess *mcp.ClientSession) error {
 	if err := c.sync(ctx, sess); err != nil {
 		return err
 	}
+	c.m.sink.Health(ctx, c.cfg.Name, StateConnected, "")
 	c.set(func(s *Status) { s.State, s.Error = StateConnected, "" })
 	c.m.log.Info("upstream MCP server connected", "upstream", c.cfg.Name, "transport", c.cfg.Transport())
-	c.m.sink.Health(ctx, c.cfg.Name, StateConnected, "")
 
 	closed := make(chan error, 1)
 	go func() { closed <- sess.Wait() }()
@@ -320,7 +320,7 @@ func (c *conn) serve(ctx context.Context, sess *mcp.ClientSession) error {
 				return err
 			}
 		case <-ping.C:
-			pctx, cancel := context.WithTimeout(ctx, c.cfg.PingEvery)
+			pctx, cancel := context.WithTimeout(ctx, max(c.cfg.PingEvery, 5*time.Second))
 			err := sess.Ping(pctx, nil)
 			cancel()
 			if err != nil {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/capdex/capdex/engine/upstream/internal/testmcp"
+	"github.com/capdex/capdex/engine/internal/testmcp"
 )
 
 func main() {

@@ -1,8 +1,8 @@
 // Package testmcp is a small MCP server built with the official Go SDK, for the gateway's
 // tests and demonstrations: its tools are read from a JSON file (re-read every poll, so that
 // editing the file changes, adds or removes tools and sends notifications/tools/list_changed).
-// A tool named add sums its numeric arguments a and b; every other tool echoes its
-// arguments. Both answer a text content block and structuredContent.
+// A tool named add sums its numeric arguments a and b, fail answers isError, crash ends
+// the process; every other tool echoes its arguments. Both answer a text content block and structuredContent.
 package testmcp
 
 import (
@@ -123,6 +123,9 @@ func (s *Server) handle(name string) mcp.ToolHandler {
 			if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
 				return nil, err
 			}
+		}
+		if name == "crash" {
+			os.Exit(3) // a server process dying in the middle of a call
 		}
 		if name == "fail" {
 			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "fail always fails"}}}, nil
