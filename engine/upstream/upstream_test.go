@@ -15,8 +15,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/capdex/capdex/engine/handlers"
-	"github.com/capdex/capdex/engine/upstream"
 	"github.com/capdex/capdex/engine/internal/testmcp"
+	"github.com/capdex/capdex/engine/upstream"
 	"github.com/capdex/capdex/registry"
 )
 
