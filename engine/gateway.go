@@ -22,6 +22,16 @@ import (
 // UpstreamConfig is one upstream MCP server of Options.Upstreams; see upstream.Config.
 type UpstreamConfig = upstream.Config
 
+// ErrUpstreamConfig is wrapped by ValidateUpstreams' errors.
+var ErrUpstreamConfig = upstream.ErrConfig
+
+// ValidateUpstreams reports every problem of upstream configurations in one error naming
+// upstreams[i].
+func ValidateUpstreams(cfgs []UpstreamConfig) error { return upstream.Validate(cfgs) }
+
+// DefaultUpstreamACL is the ACL of an upstream configured without one.
+func DefaultUpstreamACL() registry.ACL { return upstream.DefaultACL() }
+
 // Audit decisions of the gateway's registry records.
 const (
 	DecisionQuarantined   = "quarantined"
@@ -38,7 +48,7 @@ const (
 
 // ErrNotQuarantined is returned (wrapped) by ApproveQuarantined and RejectQuarantined for an
 // id that waits in no quarantine.
-var ErrNotQuarantined = errors.New("engine: not in quarantine")
+var ErrNotQuarantined = fmt.Errorf("%w: not in quarantine", ErrNotFound)
 
 // QuarantineItem is one upstream tool held back until an administrator approves it.
 type QuarantineItem struct {

@@ -21,6 +21,7 @@ import (
 	"github.com/capdex/capdex/engine"
 	"github.com/capdex/capdex/engine/query"
 	"github.com/capdex/capdex/engine/rank"
+	"github.com/capdex/capdex/registry"
 )
 
 // Defaults of the configuration (see README "## Daemon").
@@ -46,6 +47,9 @@ const (
 	EnvRegistryDirs = "CAPDEX_REGISTRY_DIRS"
 	EnvLogLevel     = "CAPDEX_LOG_LEVEL"
 	EnvLogFormat    = "CAPDEX_LOG_FORMAT"
+	// EnvExamples set to false (0, no, off) starts an empty store without the demo
+	// registry; true seeds it even with registry_dirs or upstreams.
+	EnvExamples = "CAPDEX_EXAMPLES"
 )
 
 // Config is the daemon's configuration, read from capdex.yaml. The zero value, after
@@ -85,8 +89,90 @@ type Config struct {
 	// LogFormat is json (default) or text. Overridden by $CAPDEX_LOG_FORMAT.
 	LogFormat string `yaml:"log_format"`
 
+	// Upstreams are MCP servers whose tools capdex serves as actions (the gateway, see
+	// docs/gateway.md).
+	Upstreams []UpstreamConfig `yaml:"upstreams"`
+	// UpstreamACL is the ACL of an upstream without acl (default: discover, describe and
+	// execute "*", see engine.DefaultUpstreamACL).
+	UpstreamACL *ACLConfig `yaml:"upstream_acl"`
+	// Examples seeds an empty store with the built-in demo registry. Default true, except
+	// when registry_dirs or upstreams are set. Overridden by $CAPDEX_EXAMPLES and
+	// --no-examples. A store already seeded keeps what it holds.
+	Examples *bool `yaml:"examples"`
+
 	// File is the configuration file read ("" when none); not a YAML field.
 	File string `yaml:"-"`
+}
+
+// UpstreamConfig is one upstream MCP server: name, then command, args and env (stdio) or
+// url and headers (streamable HTTP). Env and header values may name environment variables
+// (${NAME}) or secret files (file:PATH).
+type UpstreamConfig struct {
+	Name    string            `yaml:"name"`
+	Command string            `yaml:"command"`
+	Args    []string          `yaml:"args"`
+	Env     map[string]string `yaml:"env"`
+	Dir     string            `yaml:"dir"`
+	URL     string            `yaml:"url"`
+	Headers map[string]string `yaml:"headers"`
+	// ACL of the server's pack (default upstream_acl).
+	ACL *ACLConfig `yaml:"acl"`
+	// Prefix is the pack of the server's tools (default mcp.<name>).
+	Prefix string `yaml:"prefix"`
+	// TrustChanges accepts changed and new tools without quarantine (default false).
+	TrustChanges bool `yaml:"trust_changes"`
+	// NetworkPolicy of its actions (default any).
+	NetworkPolicy string `yaml:"network_policy"`
+	// Timeout of a tools/call (default 30s); ResyncEvery (default 5m) and PingEvery
+	// (default 10s) pace the re-listing and the liveness check.
+	Timeout     Duration `yaml:"timeout"`
+	ResyncEvery Duration `yaml:"resync_every"`
+	PingEvery   Duration `yaml:"ping_every"`
+}
+
+// ACLConfig lists who may pass each gate (scopes, user:NAME, tenant:NAME, *).
+type ACLConfig struct {
+	Discover []string `yaml:"discover"`
+	Describe []string `yaml:"describe"`
+	Execute  []string `yaml:"execute"`
+	Deny     []string `yaml:"deny"`
+}
+
+func (a *ACLConfig) acl() *registry.ACL {
+	if a == nil {
+		return nil
+	}
+	return &registry.ACL{Discover: a.Discover, Describe: a.Describe, Execute: a.Execute, Deny: a.Deny}
+}
+
+// SeedExamples reports whether an empty store is seeded with the demo registry.
+func (c *Config) SeedExamples() bool {
+	if c.Examples != nil {
+		return *c.Examples
+	}
+	return len(c.RegistryDirs) == 0 && len(c.Upstreams) == 0
+}
+
+// upstreams returns the gateway's configurations.
+func (c *Config) upstreams() []engine.UpstreamConfig {
+	out := make([]engine.UpstreamConfig, 0, len(c.Upstreams))
+	base := ""
+	if c.File != "" {
+		base = filepath.Dir(c.File)
+	}
+	for _, u := range c.Upstreams {
+		acl := u.ACL.acl()
+		if acl == nil {
+			acl = c.UpstreamACL.acl()
+		}
+		out = append(out, engine.UpstreamConfig{
+			Name: u.Name, Command: u.Command, Args: u.Args, Env: u.Env, Dir: u.Dir, BaseDir: base,
+			URL: u.URL, Headers: u.Headers, ACL: acl, Prefix: u.Prefix, TrustChanges: u.TrustChanges,
+			NetworkPolicy: registry.NetworkPolicy(u.NetworkPolicy), Timeout: u.Timeout.D(),
+			ResyncEvery: u.ResyncEvery.D(), PingEvery: u.PingEvery.D(),
+		})
+	}
+	return out
 }
 
 // KeyConfig is one API key. Exactly one of Key and KeySHA256 is set.
@@ -230,6 +316,9 @@ func (c *Config) resolvePaths(base string) {
 	for i, d := range c.RegistryDirs {
 		c.RegistryDirs[i] = abs(d)
 	}
+	for i := range c.Upstreams {
+		c.Upstreams[i].Dir = abs(c.Upstreams[i].Dir)
+	}
 }
 
 // ApplyEnv applies the environment overrides read through getenv.
@@ -253,6 +342,14 @@ func (c *Config) ApplyEnv(getenv func(string) string) {
 	}
 	if v := getenv(EnvLogFormat); v != "" {
 		c.LogFormat = v
+	}
+	switch strings.ToLower(getenv(EnvExamples)) {
+	case "false", "0", "no", "off":
+		f := false
+		c.Examples = &f
+	case "true", "1", "yes", "on":
+		t := true
+		c.Examples = &t
 	}
 }
 
@@ -362,6 +459,9 @@ func (c *Config) Validate() error {
 	if c.LogFormat != "" && c.LogFormat != "json" && c.LogFormat != "text" {
 		add("log_format %q (want json or text)", c.LogFormat)
 	}
+	if err := engine.ValidateUpstreams(c.upstreams()); err != nil {
+		add("%s", strings.TrimPrefix(err.Error(), engine.ErrUpstreamConfig.Error()+": "))
+	}
 	if len(probs) > 0 {
 		return fmt.Errorf("%w: %s", ErrConfig, strings.Join(probs, "; "))
 	}
@@ -372,6 +472,12 @@ func (c *Config) Validate() error {
 // deadlines, fusion weights, base URLs and token lifetime.
 func (c *Config) EngineOptions() engine.Options {
 	o := engine.Options{Dir: c.DataDir, BaseURLs: c.BaseURLs, TokenTTL: c.TokenTTL.D()}
+	if len(c.Upstreams) > 0 {
+		o.Upstreams = c.upstreams()
+	}
+	if !c.SeedExamples() {
+		o.Seed = []*registry.Capability{} // an empty store stays empty
+	}
 	if len(c.Deadlines) > 0 {
 		o.Deadlines = make(map[string]time.Duration, len(c.Deadlines))
 		for k, v := range c.Deadlines {
