@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/capdex/capdex/engine/rank"
 	"github.com/capdex/capdex/registry"
@@ -82,6 +84,31 @@ func (e *Engine) Delete(ctx context.Context, id, actor string) error {
 		return err
 	}
 	return e.Reload(ctx)
+}
+
+// DeleteTree removes a capability and everything under it (audited, one record each), all
+// or nothing, and swaps in the new generation. It returns the ids deleted, deepest first.
+func (e *Engine) DeleteTree(ctx context.Context, id, actor string) ([]string, error) {
+	e.adminMu.Lock()
+	defer e.adminMu.Unlock()
+	sub, err := e.store.List(id)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, c := range sub {
+		if c.ID == id || strings.HasPrefix(c.ID, id+".") {
+			ids = append(ids, c.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("%w: %s", registry.ErrNotFound, id)
+	}
+	slices.SortFunc(ids, func(a, b string) int { return strings.Compare(b, a) })
+	if err := e.store.DeleteAll(ctx, ids, actor); err != nil {
+		return nil, err
+	}
+	return ids, e.Reload(ctx)
 }
 
 // SetStatus changes a capability's status (audited) and swaps in the new generation.

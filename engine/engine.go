@@ -215,13 +215,20 @@ func (e *Engine) init(ctx context.Context) error {
 	e.embedder = emb
 	e.inline = inlineKinds(*o, emb)
 
-	if e.store.Generation() == 0 {
+	if e.store.Generation() == 0 && !e.seededEmpty() {
 		seed, err := e.seed()
 		if err != nil {
 			return err
 		}
 		if err := e.store.PutAll(ctx, seed, "seed"); err != nil {
 			return fmt.Errorf("engine: seeding the registry: %w", err)
+		}
+		if len(seed) == 0 {
+			// an empty seed writes no generation: remember that the store was seeded, so
+			// that a later Open with the default seed does not fill it with the examples
+			if err := e.store.PutBlob(seededBlob, []byte("empty")); err != nil {
+				return fmt.Errorf("engine: seeding the registry: %w", err)
+			}
 		}
 	}
 	if len(o.Upstreams) > 0 {
@@ -352,7 +359,16 @@ func (e *Engine) Close() error {
 	return err
 }
 
-const thresholdsBlob = "calibration/thresholds"
+const (
+	thresholdsBlob = "calibration/thresholds"
+	// seededBlob marks a store seeded with nothing (Options.Seed empty, --no-examples).
+	seededBlob = "meta/seeded"
+)
+
+func (e *Engine) seededEmpty() bool {
+	_, err := e.store.GetBlob(seededBlob)
+	return err == nil
+}
 
 // vectorCache keeps embedder vectors in the store's cache keyspace.
 type vectorCache struct{ s *store.Store }

@@ -313,10 +313,9 @@ func (g *gateway) apply(ctx context.Context, cfg upstream.Config, st *upstreamSt
 			gone = append(gone, id)
 		}
 	}
-	// deepest first, so that a pack is empty when its turn comes
-	slices.SortFunc(gone, func(a, b string) int { return strings.Compare(b, a) })
-	for _, id := range gone {
-		if err := g.e.Delete(ctx, id, "upstream:"+cfg.Name); err != nil {
+	if len(gone) > 0 {
+		slices.Sort(gone)
+		if err := g.e.deleteIDs(ctx, gone, "upstream:"+cfg.Name); err != nil {
 			return err
 		}
 	}
@@ -540,4 +539,14 @@ func (e *Engine) overlayHealth(caps []*registry.Capability) ([]*registry.Capabil
 		}
 	}
 	return out, true
+}
+
+// deleteIDs removes ids, all or nothing, and swaps in the new generation.
+func (e *Engine) deleteIDs(ctx context.Context, ids []string, actor string) error {
+	e.adminMu.Lock()
+	defer e.adminMu.Unlock()
+	if err := e.store.DeleteAll(ctx, ids, actor); err != nil {
+		return err
+	}
+	return e.Reload(ctx)
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/capdex/capdex/engine"
+	"github.com/capdex/capdex/engine/server"
 	"github.com/capdex/capdex/registry"
 )
 
@@ -34,10 +35,11 @@ func (env *cliEnv) close() {
 
 // common are the flags most commands take.
 type common struct {
-	home    string
-	json    bool
-	as      string
-	verbose bool
+	home       string
+	json       bool
+	as         string
+	verbose    bool
+	noExamples bool
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -45,6 +47,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.json, "json", false, "print JSON")
 	fs.StringVar(&c.as, "as", "", "caller identity TENANT:USER:SCOPE,... (default default:$USER:dev)")
 	fs.BoolVar(&c.verbose, "v", false, "log to stderr")
+	fs.BoolVar(&c.noExamples, "no-examples", false, "a new data directory starts empty, without the demo registry (also $CAPDEX_EXAMPLES=false)")
 }
 
 // newFlags returns a flag set that reports errors instead of exiting.
@@ -115,6 +118,9 @@ func (env *cliEnv) open(ctx context.Context, c *common, opts engine.Options) (*e
 		return nil, err
 	}
 	opts.Dir = dir
+	if opts.Seed == nil && (c.noExamples || isFalse(os.Getenv(server.EnvExamples))) {
+		opts.Seed = []*registry.Capability{} // an empty store stays empty
+	}
 	if opts.Logger == nil {
 		opts.Logger = c.logger(env)
 	}
@@ -152,6 +158,15 @@ func localOS() string {
 		return "macos"
 	}
 	return runtime.GOOS
+}
+
+// isFalse reads a boolean setting's false spellings.
+func isFalse(v string) bool {
+	switch strings.ToLower(v) {
+	case "false", "0", "no", "off":
+		return true
+	}
+	return false
 }
 
 func printJSON(w io.Writer, v any) error {

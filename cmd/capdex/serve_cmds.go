@@ -12,6 +12,7 @@ import (
 // daemonFlags are the flags of serve and mcp.
 type daemonFlags struct {
 	config, home, addr, logLevel string
+	noExamples                   bool
 }
 
 // loadDaemonConfig reads the configuration (file, environment) and applies the flags.
@@ -28,6 +29,10 @@ func loadDaemonConfig(f *daemonFlags) (*server.Config, error) {
 	}
 	if f.logLevel != "" {
 		cfg.LogLevel = f.logLevel
+	}
+	if f.noExamples {
+		no := false
+		cfg.Examples = &no
 	}
 	if f.home != "" {
 		cfg.DataDir = f.home
@@ -49,6 +54,7 @@ func cmdServe(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringVar(&f.config, "config", "", "configuration file (default $CAPDEX_CONFIG, else ./capdex.yaml when present)")
 	fs.StringVar(&f.home, "home", "", "data directory (default data_dir, $CAPDEX_HOME, else the user's data directory)")
 	fs.StringVar(&f.logLevel, "log-level", "", "debug, info, warn or error (default log_level, else info)")
+	fs.BoolVar(&f.noExamples, "no-examples", false, "a new data directory starts without the demo registry (default: examples, else false with registry_dirs or upstreams; $CAPDEX_EXAMPLES)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -83,6 +89,7 @@ func cmdMCP(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringVar(&f.config, "config", "", "configuration file (default $CAPDEX_CONFIG, else ./capdex.yaml when present)")
 	fs.StringVar(&f.home, "home", "", "data directory (default data_dir, $CAPDEX_HOME, else the user's data directory)")
 	fs.StringVar(&f.logLevel, "log-level", "", "debug, info, warn or error; logs go to stderr (default log_level, else info)")
+	fs.BoolVar(&f.noExamples, "no-examples", false, "a new data directory starts without the demo registry (default: examples, else false with registry_dirs or upstreams; $CAPDEX_EXAMPLES)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err

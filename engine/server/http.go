@@ -414,7 +414,7 @@ func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	gen := s.eng.Generation()
-	if gen == 0 {
+	if gen == 0 && s.cfg.SeedExamples() { // a registry that starts empty on purpose is ready
 		writeError(w, r, http.StatusServiceUnavailable, "unavailable", "no registry generation loaded")
 		return
 	}

@@ -684,6 +684,56 @@ func (s *Store) Delete(ctx context.Context, id string, actor string) error {
 	})
 }
 
+// DeleteAll removes every id as Delete would, all or nothing, in one new generation with one
+// audit record per id. An unknown, already deleted or repeated id is ErrNotFound and
+// nothing is deleted.
+func (s *Store) DeleteAll(ctx context.Context, ids []string, actor string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer s.leave()
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if err := s.ensureClean(); err != nil {
+		return err
+	}
+	gen := s.gen.Load() + 1
+	changes := make([]change, 0, len(ids))
+	seen := make(map[string]bool, len(ids))
+	err := s.db.View(func(txn *badger.Txn) error {
+		for _, id := range ids {
+			old, oldKey, found, err := latestPointer(txn, id, gen-1)
+			if err != nil {
+				return err
+			}
+			if !found || old.Deleted || seen[id] {
+				return fmt.Errorf("%w: %s", ErrNotFound, id)
+			}
+			seen[id] = true
+			changes = append(changes, change{
+				c: &registry.Capability{ID: id}, old: old, oldKey: oldKey, hadOld: true,
+				ptr: pointer{Version: old.Version, Deleted: true},
+				rec: AuditRecord{Kind: KindRegistry, Actor: actor, Action: id, Version: old.Version, Decision: DecisionDeleted},
+			})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := s.putAllOneTxn(changes, gen, time.Now()); err != nil {
+		s.reloadAfterError()
+		return wrapDB("delete", err)
+	}
+	return nil
+}
+
 func getDef(txn *badger.Txn, id string, version int) (*registry.Capability, error) {
 	v, err := getValue(txn, defKey(id, version))
 	if errors.Is(err, badger.ErrKeyNotFound) {
