@@ -24,6 +24,9 @@ const maxArgsDepth = 64
 type RunRequest struct {
 	// ID is the action id; "id@N" pins version N like Version does.
 	ID string `json:"id"`
+	// ResourceID is the same as ID, under the name describe, MCP and every next_step use;
+	// DecodeRunRequest moves it into ID (giving both, they must agree).
+	ResourceID string `json:"resource_id,omitempty"`
 	// Version pins the version the caller expects; 0 means the active one.
 	Version int `json:"version,omitempty"`
 	// Arguments is a JSON object; empty or null means {}.
@@ -32,10 +35,11 @@ type RunRequest struct {
 	ConfirmationToken string `json:"confirmation_token,omitempty"`
 }
 
-var runRequestFields = map[string]bool{"id": true, "version": true, "arguments": true, "confirmation_token": true}
+var runRequestFields = map[string]bool{"id": true, "resource_id": true, "version": true, "arguments": true, "confirmation_token": true}
 
 // DecodeRunRequest decodes a run request strictly: one JSON object of at most
-// MaxRunRequestBytes, no unknown or repeated fields, id a valid id (optionally "id@N"),
+// MaxRunRequestBytes, no unknown or repeated fields, resource_id or id a valid id
+// (optionally "id@N"),
 // version a non-negative integer agreeing with an "@N" pin, arguments an object or null,
 // confirmation_token a string. Errors wrap ErrBadRequest.
 func DecodeRunRequest(b []byte) (RunRequest, error) {
@@ -72,6 +76,10 @@ func DecodeRunRequest(b []byte) (RunRequest, error) {
 			if err := json.Unmarshal(raw, &req.ID); err != nil {
 				return req, fmt.Errorf("%w: id must be a string", ErrBadRequest)
 			}
+		case "resource_id":
+			if err := json.Unmarshal(raw, &req.ResourceID); err != nil {
+				return req, fmt.Errorf("%w: resource_id must be a string", ErrBadRequest)
+			}
 		case "version":
 			n, err := strconv.ParseInt(string(raw), 10, 32)
 			if err != nil || n < 0 {
@@ -98,8 +106,14 @@ func DecodeRunRequest(b []byte) (RunRequest, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return req, fmt.Errorf("%w: data after the object", ErrBadRequest)
 	}
+	switch {
+	case req.ResourceID != "" && req.ID != "" && req.ResourceID != req.ID:
+		return req, fmt.Errorf("%w: id %q and resource_id %q differ (give one)", ErrBadRequest, req.ID, req.ResourceID)
+	case req.ResourceID != "":
+		req.ID, req.ResourceID = req.ResourceID, ""
+	}
 	if req.ID == "" {
-		return req, fmt.Errorf("%w: id is required", ErrBadRequest)
+		return req, fmt.Errorf("%w: resource_id (or id) is required", ErrBadRequest)
 	}
 	id, pin, err := registry.SplitVersion(req.ID)
 	if err != nil || !registry.ValidID(id) {

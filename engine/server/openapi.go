@@ -217,11 +217,12 @@ func openAPI() m {
 			"title": str("Title."), "command": str("Suggested command."), "action": str("An action this step may run."), "note": str("Note."),
 		}),
 		"RunRequest": object("capability_run input (strict: no other fields, no repeated fields).", true, m{
-			"id":                 str("Action id; id@N pins version N."),
+			"resource_id":        str("Action id, as describe and next_step name it; id@N pins version N."),
+			"id":                 str("The same as resource_id (kept for older clients; give one, or both equal)."),
 			"version":            m{"type": "integer", "minimum": 0, "description": "The version you described; 0 or absent means the active one."},
 			"arguments":          anyObject("Arguments, valid against the action's arguments_schema."),
 			"confirmation_token": str("The token of an earlier confirmation_required answer."),
-		}, "id"),
+		}),
 		"RunResult": object("The outcome of a run; a refusal is an answer, not an HTTP error.", false, m{
 			"status":             enum("Outcome.", "succeeded", "confirmation_required", "refused", "failed"),
 			"reason":             str("Reason code: not_found, not_runnable, offline, version_mismatch, invalid_arguments, forbidden, network_unenforceable, confirmation_required, invalid_confirmation, timed_out, handler_failed, invalid_output."),
