@@ -5,6 +5,7 @@
 set -uo pipefail
 ROOT=$PWD
 W=$(mktemp -d)
+export DEMO_TOKEN=demo-secret
 go build -o "$W/capdex" ./cmd/capdex
 go build -o "$W/testmcp" ./engine/upstream/testdata/testmcp
 cd "$W"
@@ -37,7 +38,7 @@ upstreams:
     ping_every: 1s
   - name: web
     url: http://127.0.0.1:7498/mcp
-    headers: {X-Demo: "${USER}"}
+    headers: {X-Demo-Token: "${DEMO_TOKEN}"}
     acl: {discover: [dev], describe: [dev], execute: [dev]}
     ping_every: 1s
 YAML
