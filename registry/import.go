@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -374,6 +375,9 @@ type (
 		Parameters  json.RawMessage `json:"parameters"`
 	}
 	anthropicTool struct {
+		// Type is empty or "custom" for a client tool; anything else ("web_search_20250305",
+		// "bash_20250124", ...) is a server tool Anthropic runs itself.
+		Type        string          `json:"type"`
 		Name        string          `json:"name"`
 		Description string          `json:"description"`
 		InputSchema json.RawMessage `json:"input_schema"`
@@ -429,6 +433,13 @@ func (im *importer) parseList(data []byte) []foreignTool {
 	var tools []foreignTool
 	for _, e := range im.elements(data) {
 		t := foreignTool{line: e.line, path: e.path}
+		var shape map[string]any
+		if json.Unmarshal(e.raw, &shape) == nil {
+			if f, key := strongShape(shape); f != "" && f != im.format {
+				im.fail(nil, e.line, e.path, "this tool looks like the %s format (it has %q), not %s: use --format %s or auto", f, key, im.format, f)
+				continue
+			}
+		}
 		switch im.format {
 		case FormatOpenAI:
 			var o openAITool
@@ -441,12 +452,16 @@ func (im *importer) parseList(data []byte) []foreignTool {
 			case o.Type == "function" || o.Type == "":
 				t.name, t.desc, t.params = o.Name, o.Description, o.Parameters
 			default:
-				im.opts.Logger.Info("import: skipping a tool that is not a function", "tool", e.path, "type", o.Type)
+				im.skipped(e, o.Type, "OpenAI")
 				continue
 			}
 		case FormatAnthropic:
 			var a anthropicTool
 			if !im.decodeTool(e, &a) {
+				continue
+			}
+			if a.Type != "" && a.Type != "custom" {
+				im.skipped(e, a.Type+" "+strconv.Quote(a.Name), "Anthropic")
 				continue
 			}
 			t.name, t.desc, t.params = a.Name, a.Description, a.InputSchema
@@ -468,6 +483,28 @@ func (im *importer) parseList(data []byte) []foreignTool {
 		tools = append(tools, t)
 	}
 	return tools
+}
+
+// skipped reports a server-side tool (one the model provider runs itself, such as OpenAI's
+// web_search_preview or Anthropic's web_search_20250305): capdex has nothing to run, so it
+// is left out, with a warning naming it.
+func (im *importer) skipped(e element, what, provider string) {
+	im.opts.Logger.Warn("import: skipped a server-side tool: "+provider+" runs it itself, capdex has nothing to run",
+		"tool", what, "at", e.path, "line", e.line)
+}
+
+// strongShape names the format a tool object's keys leave no doubt about, and the key.
+func strongShape(m map[string]any) (format, key string) {
+	for _, k := range []struct{ key, format string }{
+		{"function", FormatOpenAI}, {"parameters", FormatOpenAI},
+		{"input_schema", FormatAnthropic},
+		{"inputSchema", FormatMCP}, {"outputSchema", FormatMCP}, {"annotations", FormatMCP},
+	} {
+		if _, ok := m[k.key]; ok {
+			return k.format, k.key
+		}
+	}
+	return "", ""
 }
 
 // parseJSONL reads JSON Lines (or a JSON array of the same records).

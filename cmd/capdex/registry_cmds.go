@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -41,15 +42,39 @@ func cmdLint(ctx context.Context, env *cliEnv, args []string) error {
 	return nil
 }
 
+// Environment defaults of the imported packs' gates (the flags override them).
+const (
+	envImportDiscover = "CAPDEX_IMPORT_DISCOVER"
+	envImportDescribe = "CAPDEX_IMPORT_DESCRIBE"
+	envImportExecute  = "CAPDEX_IMPORT_EXECUTE"
+)
+
+// envOr returns $name when set, else def.
+func envOr(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok {
+		return v
+	}
+	return def
+}
+
+func gateWords(l []string) string {
+	if len(l) == 0 {
+		return "nobody but admin"
+	}
+	return strings.Join(l, ",")
+}
+
 func cmdImport(ctx context.Context, env *cliEnv, args []string) error {
 	var c common
-	fs := newFlags(env, "import", "[--format auto|yaml|openai|anthropic|mcp|jsonl] [--pack P] PATH")
+	fs := newFlags(env, "import", "[--format auto|yaml|openai|anthropic|mcp|jsonl] [--pack P] [--source NAME] [--prune] PATH")
 	c.register(fs)
 	format := fs.String("format", "auto", "input format: yaml (a registry directory or file), openai, anthropic, mcp, jsonl, auto")
 	pack := fs.String("pack", "imported", "pack for imported tools whose names carry no pack")
-	discover := fs.String("discover", "*", "ACL of the imported packs: who may discover (scopes, user:NAME, tenant:NAME, *)")
-	describe := fs.String("describe", "*", "ACL of the imported packs: who may describe")
-	execute := fs.String("execute", "", "ACL of the imported packs: who may execute (default: nobody but admin)")
+	source := fs.String("source", "", "the catalogue's name: its identity across re-imports, whatever the file is called (default: the --pack value)")
+	prune := fs.Bool("prune", false, "delete the capabilities imported before from the same --source that the file no longer holds")
+	discover := fs.String("discover", envOr(envImportDiscover, "*"), "ACL of the imported packs: who may discover (scopes, user:NAME, tenant:NAME, *; $"+envImportDiscover+")")
+	describe := fs.String("describe", envOr(envImportDescribe, "*"), "ACL of the imported packs: who may describe ($"+envImportDescribe+")")
+	execute := fs.String("execute", envOr(envImportExecute, ""), "ACL of the imported packs: who may execute; empty: nobody but admin ($"+envImportExecute+")")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -58,39 +83,65 @@ func cmdImport(ctx context.Context, env *cliEnv, args []string) error {
 		return badInput("want one PATH, got %d arguments", len(pos))
 	}
 	path := pos[0]
-	var caps []*registry.Capability
 	st, err := os.Stat(path)
 	if err != nil {
 		return badInput("%v", err)
 	}
 	if st.IsDir() || *format == "yaml" || strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml") {
-		caps, err = registry.LoadDir(path)
-	} else {
-		var f *os.File
-		if f, err = os.Open(path); err != nil {
-			return badInput("%v", err)
+		if *prune || *source != "" {
+			return badInput("--prune and --source are for foreign catalogues; a registry directory's definitions carry their own versions")
 		}
-		defer f.Close()
-		acl := registry.ACL{Discover: splitList(*discover), Describe: splitList(*describe), Execute: splitList(*execute)}
-		caps, err = registry.ImportWith(f, registry.ImportOptions{Format: *format, Pack: *pack, Provider: "import", Source: path, ACL: acl})
+		caps, err := registry.LoadDir(path)
 		if err != nil {
-			err = fmt.Errorf("%s: %w", path, err)
+			return usageError{err}
 		}
+		e, err := env.open(ctx, &c, engine.Options{})
+		if err != nil {
+			return err
+		}
+		if err := e.Import(ctx, caps, "cli:"+localUser()); err != nil {
+			return err
+		}
+		if c.json {
+			return printJSON(env.stdout, map[string]any{"imported": len(caps), "generation": e.Generation()})
+		}
+		fmt.Fprintf(env.stdout, "imported %d capabilities; registry generation %d\n", len(caps), e.Generation())
+		return nil
 	}
+	f, err := os.Open(path)
 	if err != nil {
-		return usageError{err}
+		return badInput("%v", err)
+	}
+	defer f.Close()
+	acl := registry.ACL{Discover: splitList(*discover), Describe: splitList(*describe), Execute: splitList(*execute)}
+	name := *source
+	if name == "" {
+		name = *pack
+	}
+	// the source's name, not the file path, is the catalogue's identity: the same content
+	// under another file name is the same definitions
+	caps, err := registry.ImportWith(f, registry.ImportOptions{Format: *format, Pack: *pack, Provider: "import", Source: name, ACL: acl,
+		Logger: slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	if err != nil {
+		return usageError{fmt.Errorf("%s: %w", path, err)}
 	}
 	e, err := env.open(ctx, &c, engine.Options{})
 	if err != nil {
 		return err
 	}
-	if err := e.Import(ctx, caps, "cli:"+localUser()); err != nil {
+	sum, err := e.ImportRefresh(ctx, caps, name, *prune, "cli:"+localUser())
+	if err != nil {
 		return err
 	}
 	if c.json {
-		return printJSON(env.stdout, map[string]any{"imported": len(caps), "generation": e.Generation()})
+		return printJSON(env.stdout, map[string]any{"source": name, "created": sum.Created, "updated": sum.Updated,
+			"unchanged": sum.Unchanged, "removed": sum.Removed, "generation": e.Generation(),
+			"acl": map[string][]string{"discover": acl.Discover, "describe": acl.Describe, "execute": acl.Execute}})
 	}
-	fmt.Fprintf(env.stdout, "imported %d capabilities; registry generation %d\n", len(caps), e.Generation())
+	fmt.Fprintf(env.stdout, "imported %d capabilities from source %q: %d created, %d updated, %d unchanged, %d removed; registry generation %d\n",
+		len(caps), name, len(sum.Created), len(sum.Updated), len(sum.Unchanged), len(sum.Removed), e.Generation())
+	fmt.Fprintf(env.stdout, "gates of the imported packs: discover %s, describe %s, execute %s (set with --discover, --describe, --execute or $%s)\n",
+		gateWords(acl.Discover), gateWords(acl.Describe), gateWords(acl.Execute), envImportExecute)
 	return nil
 }
 

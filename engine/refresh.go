@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/capdex/capdex/registry"
+)
+
+// RefreshSummary says what ImportRefresh did, by id.
+type RefreshSummary struct {
+	Created   []string `json:"created"`
+	Updated   []string `json:"updated"`
+	Unchanged []string `json:"unchanged"`
+	Removed   []string `json:"removed"`
+}
+
+// ImportRefresh imports a foreign catalogue again: a definition equal to the stored one
+// (version aside) is left alone, a changed one is stored as the next version (audited), a
+// new one is created. With prune, the capabilities imported before from the same source
+// (provenance.source) that caps no longer holds are deleted, all at once; a pack that
+// still holds something else is kept. Each cap's version is set here; caps themselves are
+// not modified.
+func (e *Engine) ImportRefresh(ctx context.Context, caps []*registry.Capability, source string, prune bool, actor string) (RefreshSummary, error) {
+	var sum RefreshSummary
+	e.adminMu.Lock()
+	active, _, err := e.store.Active()
+	if err != nil {
+		e.adminMu.Unlock()
+		return sum, err
+	}
+	stored := make(map[string]*registry.Capability, len(active))
+	for _, c := range active {
+		stored[c.ID] = c
+	}
+	in := make(map[string]bool, len(caps))
+	var put []*registry.Capability
+	for _, c := range caps {
+		in[c.ID] = true
+		x := c.Clone()
+		old := stored[c.ID]
+		switch {
+		case old == nil:
+			x.Version = max(x.Version, 1)
+			sum.Created = append(sum.Created, c.ID)
+		default:
+			x.Version = old.Version
+			if registry.Equal(old, x) {
+				sum.Unchanged = append(sum.Unchanged, c.ID)
+				continue
+			}
+			x.Version = old.Version + 1
+			sum.Updated = append(sum.Updated, c.ID)
+		}
+		put = append(put, x)
+	}
+	var gone []string
+	if prune {
+		for _, c := range active {
+			if !in[c.ID] && c.Provenance.Imported && c.Provenance.Source == source {
+				gone = append(gone, c.ID)
+			}
+		}
+		// keep a pack that still holds something not pruned
+		removed := make(map[string]bool, len(gone))
+		for _, id := range gone {
+			removed[id] = true
+		}
+		kept := gone[:0]
+		for _, id := range gone {
+			if c := stored[id]; c.ResourceType == registry.TypePack && slices.ContainsFunc(active, func(o *registry.Capability) bool {
+				return strings.HasPrefix(o.ID, id+".") && !removed[o.ID]
+			}) {
+				continue
+			}
+			kept = append(kept, id)
+		}
+		gone = kept
+	}
+	sum.Removed = gone
+	e.adminMu.Unlock()
+	if len(put) > 0 {
+		if err := e.Import(ctx, put, actor); err != nil {
+			return sum, err
+		}
+	}
+	if len(gone) > 0 {
+		if err := e.deleteIDs(ctx, gone, actor); err != nil {
+			return sum, fmt.Errorf("engine: pruning %d capabilities of %s: %w", len(gone), source, err)
+		}
+	}
+	for _, l := range []*[]string{&sum.Created, &sum.Updated, &sum.Unchanged, &sum.Removed} {
+		if *l == nil {
+			*l = []string{}
+		}
+	}
+	return sum, nil
+}
