@@ -398,3 +398,30 @@ func TestRunAfterCloseIsErrClosed(t *testing.T) {
 		t.Fatalf("run after close: %v", err)
 	}
 }
+
+// TestStreamPartialsListPending: a streamed partial answer lists the retrievers still
+// running as pending, never as timed out; the final answer has no pending ones.
+func TestStreamPartialsListPending(t *testing.T) {
+	e := open(t, engine.Options{})
+	ch, err := e.SearchStream(context.Background(), registry.SearchRequest{Query: "删除日程"}, dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sawPending := false
+	for u := range ch {
+		m := u.Response.SearchMeta
+		if u.Final {
+			if len(m.PendingRetrievers) != 0 {
+				t.Errorf("final answer with pending retrievers %v", m.PendingRetrievers)
+			}
+			continue
+		}
+		if len(m.TimedOutRetrievers) != 0 {
+			t.Errorf("partial answer lists running retrievers as timed out: %v", m.TimedOutRetrievers)
+		}
+		sawPending = sawPending || len(m.PendingRetrievers) > 0
+	}
+	if !sawPending {
+		t.Error("no partial answer listed a pending retriever")
+	}
+}

@@ -435,7 +435,10 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 		}
 	}
 	for _, k := range g.Pending {
-		if !slices.Contains(m.TimedOutRetrievers, k.String()) {
+		switch {
+		case !g.Final: // a streamed partial answer: still running, not timed out
+			m.PendingRetrievers = append(m.PendingRetrievers, k.String())
+		case !slices.Contains(m.TimedOutRetrievers, k.String()):
 			m.TimedOutRetrievers = append(m.TimedOutRetrievers, k.String())
 		}
 	}

@@ -125,10 +125,13 @@ type SearchMeta struct {
 	PlannedRetrievers   []string `json:"planned_retrievers"`
 	CompletedRetrievers []string `json:"completed_retrievers"`
 	TimedOutRetrievers  []string `json:"timed_out_retrievers"`
-	FailedRetrievers    []string `json:"failed_retrievers,omitempty"`
-	CandidateCount      int      `json:"candidate_count"`
-	ReturnedCount       int      `json:"returned_count"`
-	Partial             bool     `json:"partial"`
-	TookUS              int64    `json:"took_us"`
-	Generation          uint64   `json:"generation,omitempty"`
+	// PendingRetrievers are still running when a streamed partial answer is sent (empty in
+	// a final answer, where a retriever that never answered counts as timed out).
+	PendingRetrievers []string `json:"pending_retrievers,omitempty"`
+	FailedRetrievers  []string `json:"failed_retrievers,omitempty"`
+	CandidateCount    int      `json:"candidate_count"`
+	ReturnedCount     int      `json:"returned_count"`
+	Partial           bool     `json:"partial"`
+	TookUS            int64    `json:"took_us"`
+	Generation        uint64   `json:"generation,omitempty"`
 }

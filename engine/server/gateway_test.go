@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/capdex/capdex/engine"
 	"github.com/capdex/capdex/engine/internal/testmcp"
+	"github.com/capdex/capdex/registry"
 )
 
 const scopelessKey = "scopeless-key-0123456789abcdef"
@@ -180,5 +182,42 @@ upstreams:
 	bad.ApplyDefaults()
 	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "upstreams[0]: set command or url, not both") {
 		t.Fatalf("Validate: %v", err)
+	}
+}
+
+// TestLeafToolConfirmationToken: the leaf tool of an action that needs confirmation takes
+// confirmation_token, so a client without elicitation can finish the run through it.
+func TestLeafToolConfirmationToken(t *testing.T) {
+	ts := sharedServer(t)
+	c := connectInProcess(t, ts, nil)
+	const id = "maintenance.codex.path_repair"
+	c.drainChanged()
+	if res, isErr := c.callTool(t, ToolDescribe, map[string]any{"resource_id": id}); isErr {
+		t.Fatalf("describe: %v", res)
+	}
+	c.waitListChanged(t)
+	name := registry.ToolName(id)
+	leaf := c.tool(t, name)
+	if !strings.Contains(fmt.Sprint(leaf.InputSchema), "confirmation_token") {
+		t.Fatalf("leaf schema without confirmation_token: %v", leaf.InputSchema)
+	}
+	res, isErr := c.callTool(t, name, map[string]any{})
+	token, _ := res["confirmation_token"].(string)
+	if isErr || res["status"] != "confirmation_required" || token == "" {
+		t.Fatalf("leaf call: %v", res)
+	}
+	res, isErr = c.callTool(t, name, map[string]any{"confirmation_token": token})
+	if isErr || res["status"] != "succeeded" {
+		t.Fatalf("leaf call with the token: %v", res)
+	}
+}
+
+// TestMCPKeylessChallenge: an MCP request without a key is told to send an API key, in
+// the body and the WWW-Authenticate header, not invited to OAuth.
+func TestMCPKeylessChallenge(t *testing.T) {
+	ts := sharedServer(t)
+	r := ts.call(t, "POST", "/mcp", "", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize"})
+	if r.status != 401 || !strings.Contains(r.header.Get("WWW-Authenticate"), "API key") || !strings.Contains(string(r.body), "API key, not OAuth") {
+		t.Fatalf("keyless /mcp: %d %v %s", r.status, r.header, r.body)
 	}
 }

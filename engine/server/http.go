@@ -177,11 +177,18 @@ func (s *Server) authenticate(next http.Handler, public map[string]bool) http.Ha
 		key := presentedKey(r)
 		c, ok := s.keys.lookup(key)
 		if !ok {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="capdex"`)
+			// capdex takes API keys, not OAuth: say so in the challenge too, so that an MCP
+			// client tells its user to configure a key rather than to log in
+			desc := "send your capdex API key: Authorization: Bearer <key> or X-API-Key: <key>"
 			msg := "missing API key: send Authorization: Bearer <key> or X-API-Key"
 			if key != "" {
+				desc = "the API key is not valid: send a key configured in capdex.yaml (keys) or the admin key"
 				msg = "invalid API key"
 			}
+			if r.URL.Path == "/mcp" {
+				msg += " (this MCP endpoint takes an API key, not OAuth: configure your MCP client to send the header; capdex serve prints where the admin key is kept)"
+			}
+			w.Header().Set("WWW-Authenticate", `Bearer realm="capdex", error="invalid_token", error_description="`+desc+`"`)
 			writeError(w, r, http.StatusUnauthorized, "unauthorized", msg)
 			return
 		}

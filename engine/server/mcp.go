@@ -363,13 +363,21 @@ func (sess *mcpSession) addLeaf(d *engine.Description) {
 		return
 	}
 	id, version := d.ResourceID, d.Version
+	tokenArg := withTokenArgument(t, d)
 	h := sess.tool(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		sess.touch(name)
 		args := req.Params.Arguments
 		if t := bytes.TrimSpace(args); len(t) > 0 && string(t) != "null" && t[0] != '{' {
 			return nil, fmt.Errorf("%w: arguments must be a JSON object", engine.ErrInvalidRequest)
 		}
-		return sess.run(ctx, req, engine.RunRequest{ID: id, Version: version, Arguments: args})
+		rr := engine.RunRequest{ID: id, Version: version, Arguments: args}
+		if tokenArg {
+			var err error
+			if rr.Arguments, rr.ConfirmationToken, err = splitToken(args); err != nil {
+				return nil, err
+			}
+		}
+		return sess.run(ctx, req, rr)
 	})
 	if err := safeAddTool(sess.srv, t, h); err != nil {
 		sess.s.log.Warn("not registering a leaf tool", "resource_id", d.ResourceID, "err", err)
@@ -434,6 +442,67 @@ func leafTool(d *engine.Description) (*mcp.Tool, error) {
 	}
 	t.InputSchema = json.RawMessage(b)
 	return &t, nil
+}
+
+// tokenProperty is the argument a leaf tool of an action that needs confirmation takes
+// besides the action's own: the token of an earlier confirmation_required answer, for
+// clients that cannot elicit.
+const tokenProperty = "confirmation_token"
+
+// withTokenArgument adds confirmation_token to the input schema of t when d needs
+// confirmation and its own arguments do not already use that name; it reports whether it
+// did (the leaf then takes the token out of the arguments).
+func withTokenArgument(t *mcp.Tool, d *engine.Description) bool {
+	if !d.RequiresConfirmation {
+		return false
+	}
+	var schema map[string]any
+	raw, ok := t.InputSchema.(json.RawMessage)
+	if !ok || json.Unmarshal(raw, &schema) != nil {
+		return false
+	}
+	props, _ := schema["properties"].(map[string]any)
+	if props == nil {
+		props = map[string]any{}
+	}
+	if _, taken := props[tokenProperty]; taken {
+		return false
+	}
+	props[tokenProperty] = map[string]any{"type": "string",
+		"description": "The confirmation_token of an earlier confirmation_required answer, once the user agreed (not an argument of the action)."}
+	schema["properties"] = props
+	b, err := json.Marshal(schema)
+	if err != nil {
+		return false
+	}
+	t.InputSchema = json.RawMessage(b)
+	return true
+}
+
+// splitToken takes confirmation_token out of a leaf tool's arguments.
+func splitToken(args json.RawMessage) (json.RawMessage, string, error) {
+	t := bytes.TrimSpace(args)
+	if len(t) == 0 || string(t) == "null" {
+		return args, "", nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(t, &m); err != nil {
+		return nil, "", fmt.Errorf("%w: arguments: %w", engine.ErrInvalidRequest, err)
+	}
+	raw, ok := m[tokenProperty]
+	if !ok {
+		return args, "", nil
+	}
+	var tok string
+	if err := json.Unmarshal(raw, &tok); err != nil {
+		return nil, "", fmt.Errorf("%w: confirmation_token must be a string", engine.ErrInvalidRequest)
+	}
+	delete(m, tokenProperty)
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: arguments: %w", engine.ErrInvalidRequest, err)
+	}
+	return b, tok, nil
 }
 
 // safeAddTool adds a tool; the SDK panics on a tool it cannot accept.

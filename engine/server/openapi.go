@@ -179,7 +179,7 @@ func openAPI() m {
 		"ScoreComponent": object("One named addend of a score.", false, m{"name": str("Name."), "value": number("Value.")}),
 		"SearchMeta": object("How the search ran.", false, m{
 			"planned_retrievers": strs("Planned."), "completed_retrievers": strs("Answered in time."),
-			"timed_out_retrievers": strs("Missed their deadline."), "failed_retrievers": strs("Failed or panicked."),
+			"timed_out_retrievers": strs("Missed their deadline."), "pending_retrievers": strs("Still running when a streamed partial answer was sent."), "failed_retrievers": strs("Failed or panicked."),
 			"candidate_count": integer("Candidates gathered."), "returned_count": integer("Matches returned."),
 			"partial": boolean("Some retriever did not answer (or the update is not the final one)."),
 			"took_us": integer("Microseconds."), "generation": integer("Registry generation searched."),
