@@ -35,10 +35,17 @@ func cmdLint(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return badInput("%v", err)
 	}
+	warns := registry.LintWarnings(caps)
 	if c.json {
-		return printJSON(env.stdout, map[string]any{"ok": true, "capabilities": len(caps)})
+		if warns == nil {
+			warns = []registry.LintError{}
+		}
+		return printJSON(env.stdout, map[string]any{"ok": true, "capabilities": len(caps), "warnings": warns})
 	}
-	fmt.Fprintf(env.stdout, "ok: %d capabilities in %s\n", len(caps), pos[0])
+	for _, w := range warns {
+		fmt.Fprintf(env.stderr, "warning: %s\n", w.Error())
+	}
+	fmt.Fprintf(env.stdout, "ok: %d capabilities in %s (%d warnings)\n", len(caps), pos[0], len(warns))
 	return nil
 }
 
@@ -132,6 +139,11 @@ func cmdImport(ctx context.Context, env *cliEnv, args []string) error {
 	sum, err := e.ImportRefresh(ctx, caps, name, *prune, "cli:"+localUser())
 	if err != nil {
 		return err
+	}
+	for _, w := range registry.LintWarnings(caps) {
+		if w.Field != "acl.execute" { // the gates line below says it once for all
+			fmt.Fprintf(env.stderr, "warning: %s\n", w.Error())
+		}
 	}
 	if c.json {
 		return printJSON(env.stdout, map[string]any{"source": name, "created": sum.Created, "updated": sum.Updated,

@@ -307,3 +307,13 @@ func TestHostAllowed(t *testing.T) {
 		})
 	}
 }
+
+// TestNetworkRefusalNamesTheSetting: a refusal by network_policy none says which setting
+// lets the action reach the network.
+func TestNetworkRefusalNamesTheSetting(t *testing.T) {
+	c := &registry.Capability{ID: "myapp.fetch", Handler: &registry.Handler{Kind: "http", URL: "http://example.com/"}}
+	_, err := NewHTTP().Run(context.Background(), Request{Cap: c})
+	if !errors.Is(err, ErrNetworkRefused) || !strings.Contains(err.Error(), "network_policy allowlist (with network_allow") || !strings.Contains(err.Error(), "myapp.fetch") {
+		t.Fatalf("refusal: %v", err)
+	}
+}

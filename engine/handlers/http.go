@@ -55,7 +55,7 @@ func (*HTTP) Run(ctx context.Context, req Request) (Result, error) {
 	case registry.NetworkAllowlist:
 		res.Network = NetworkAllowlist
 	default:
-		return res, fmt.Errorf("%w: network_policy %s", ErrNetworkRefused, policy)
+		return res, fmt.Errorf("%w: network_policy %s: %s", ErrNetworkRefused, policy, networkHint(c.ID))
 	}
 	args, argsJSON, err := req.args()
 	if err != nil {
@@ -179,9 +179,15 @@ func allowHost(u *url.URL, policy registry.NetworkPolicy, allow []string) error 
 		if HostAllowed(u.Host, allow) {
 			return nil
 		}
-		return fmt.Errorf("%w: host %s not in network_allow", ErrNetworkRefused, u.Host)
+		return fmt.Errorf("%w: host %s not in network_allow (add it to the definition's network_allow)", ErrNetworkRefused, u.Host)
 	}
 	return fmt.Errorf("%w: network_policy %s", ErrNetworkRefused, policy)
+}
+
+// networkHint says which settings let an http action reach the network.
+func networkHint(id string) string {
+	return "an http action needs network_policy allowlist (with network_allow: [host]) or any in its definition; " +
+		"set it on " + id + " (capdex import sets neither: edit the definition and PUT it, or import with a YAML pack)"
 }
 
 // HostAllowed reports whether hostport ("example.com", "example.com:8443", "[::1]:80")
