@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -8,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/capdex/capdex/engine"
 	"github.com/capdex/capdex/engine/internal/testmcp"
@@ -219,5 +223,42 @@ func TestMCPKeylessChallenge(t *testing.T) {
 	r := ts.call(t, "POST", "/mcp", "", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize"})
 	if r.status != 401 || !strings.Contains(r.header.Get("WWW-Authenticate"), "API key") || !strings.Contains(string(r.body), "API key, not OAuth") {
 		t.Fatalf("keyless /mcp: %d %v %s", r.status, r.header, r.body)
+	}
+}
+
+// TestMetaToolsDeclareOutputSchema: every meta-tool declares the object schema of its
+// structuredContent, and a real answer fits it.
+func TestMetaToolsDeclareOutputSchema(t *testing.T) {
+	ts := sharedServer(t)
+	c := connectInProcess(t, ts, nil)
+	for _, name := range metaTools {
+		tl := c.tool(t, name)
+		b, _ := json.Marshal(tl.OutputSchema)
+		var sc map[string]any
+		if err := json.Unmarshal(b, &sc); err != nil || sc["type"] != "object" || sc["properties"] == nil {
+			t.Errorf("%s: output schema %s", name, b)
+		}
+	}
+	res, err := c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ToolSearch, Arguments: map[string]any{"query": "codex"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(searchOutputSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	comp := jsonschema.NewCompiler()
+	if err := comp.AddResource("search.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := comp.Compile("search.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	var v any
+	json.Unmarshal(b, &v)
+	if err := sc.Validate(v); err != nil {
+		t.Fatalf("search answer does not fit its output schema: %v", err)
 	}
 }

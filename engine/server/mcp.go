@@ -53,6 +53,28 @@ const runInputSchema = `{"type":"object","properties":{` +
 	`"confirmation_token":{"type":"string","description":"The token of an earlier confirmation_required answer, once the user agreed."}},` +
 	`"required":["resource_id"],"additionalProperties":false}`
 
+// Output schemas of the meta-tools: the JSON answer in structuredContent (an error answers
+// {"error": {"code", "message"}} with isError, which they allow too).
+const (
+	errorProp          = `"error":{"type":"object","properties":{"code":{"type":"string"},"message":{"type":"string"}}}`
+	searchOutputSchema = `{"type":"object","properties":{` +
+		`"query":{"type":"string"},"resolution":{"enum":["confident","ambiguous","no_confident_match"]},"reason":{"type":"string"},` +
+		`"matches":{"type":"array","items":{"type":"object","properties":{"rank":{"type":"integer"},"resource_id":{"type":"string"},` +
+		`"resource_type":{"type":"string"},"title":{"type":"string"},"summary":{"type":"string"},"availability":{"type":"string"},` +
+		`"availability_reasons":{"type":"array","items":{"type":"string"}},"next_step":{"type":"object"}}}},` +
+		`"search_meta":{"type":"object"},` + errorProp + `}}`
+	listOutputSchema = `{"type":"object","properties":{"pack":{"type":"string"},"title":{"type":"string"},"guidance":{"type":"string"},` +
+		`"items":{"type":"array","items":{"type":"object","properties":{"resource_id":{"type":"string"},"resource_type":{"type":"string"},` +
+		`"title":{"type":"string"},"availability":{"type":"string"}}}},` + errorProp + `}}`
+	describeOutputSchema = `{"type":"object","properties":{"resource_id":{"type":"string"},"resource_type":{"type":"string"},` +
+		`"version":{"type":"integer"},"title":{"type":"string"},"summary":{"type":"string"},"arguments_schema":{"type":"object"},` +
+		`"output_schema":{"type":"object"},"side_effect":{"type":"string"},"requires_confirmation":{"type":"boolean"},` +
+		`"schema_digest":{"type":"string"},` + errorProp + `}}`
+	runOutputSchema = `{"type":"object","properties":{"status":{"type":"string"},"reason":{"type":"string"},"message":{"type":"string"},` +
+		`"id":{"type":"string"},"version":{"type":"integer"},"output":{},"confirmation_token":{"type":"string"},` +
+		`"summary":{"type":"string"},"expires_at":{"type":"string"},"run_id":{"type":"string"},` + errorProp + `}}`
+)
+
 const mcpInstructions = `capdex holds many capabilities (scripts, APIs, tools, recipes) behind four tools. ` +
 	`Call capability_search with the user's goal, then capability_describe on the best match to read its contract ` +
 	`(an action then also appears as its own tool), then capability_run (or that tool) with valid arguments. ` +
@@ -145,16 +167,16 @@ func (s *Server) newSession(who caller, id string) *mcpSession {
 	ro := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true}
 	sess.srv.AddTool(&mcp.Tool{Name: ToolSearch, Title: "Search capabilities", Annotations: ro,
 		Description: "Find the few capabilities (packs, actions, recipes) that fit a goal. Returns ranked summaries, never schemas; describe a match before running it.",
-		InputSchema: json.RawMessage(SearchInputSchema)}, sess.tool(sess.search))
+		InputSchema: json.RawMessage(SearchInputSchema), OutputSchema: json.RawMessage(searchOutputSchema)}, sess.tool(sess.search))
 	sess.srv.AddTool(&mcp.Tool{Name: ToolList, Title: "Browse a pack", Annotations: ro,
 		Description: "List the children of a pack (or the root packs) with their side effect and availability.",
-		InputSchema: json.RawMessage(listInputSchema)}, sess.tool(sess.list))
+		InputSchema: json.RawMessage(listInputSchema), OutputSchema: json.RawMessage(listOutputSchema)}, sess.tool(sess.list))
 	sess.srv.AddTool(&mcp.Tool{Name: ToolDescribe, Title: "Describe a capability", Annotations: ro,
 		Description: "Disclose one capability's full contract: arguments and output schemas, side effect, risk, confirmation, examples; a recipe's steps; a pack's guidance. A described action also becomes a tool of this session.",
-		InputSchema: json.RawMessage(describeInputSchema)}, sess.tool(sess.describe))
+		InputSchema: json.RawMessage(describeInputSchema), OutputSchema: json.RawMessage(describeOutputSchema)}, sess.tool(sess.describe))
 	sess.srv.AddTool(&mcp.Tool{Name: ToolRun, Title: "Run an action",
 		Description: "Run a described action through permission, risk, confirmation and audit. An action that needs confirmation answers confirmation_required with a token: ask the user, then run again with confirmation_token.",
-		InputSchema: json.RawMessage(runInputSchema)}, sess.tool(sess.runMeta))
+		InputSchema: json.RawMessage(runInputSchema), OutputSchema: json.RawMessage(runOutputSchema)}, sess.tool(sess.runMeta))
 	return sess
 }
 
