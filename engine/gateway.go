@@ -484,6 +484,10 @@ func (e *Engine) newGateway() error {
 	}
 	for _, c := range mgr.Configs() {
 		g.cfg[c.Name] = c
+		acl := c.EffectiveACL()
+		e.log.Info("upstream MCP server configured", "upstream", c.Name, "transport", c.Transport(), "pack", c.PackID(),
+			"discover", acl.Discover, "describe", acl.Describe, "execute", acl.Execute, "acl_default", c.ACL == nil,
+			"trust_changes", c.TrustChanges, "network_policy", string(c.NetworkPolicy))
 	}
 	g.mgr = mgr
 	e.gw = g
