@@ -136,10 +136,11 @@
   }
 
   // ---- Registry ----
+  const gateLetters = { discover: "D", describe: "S", execute: "X" };
   function gateMarks(gates) {
     return ["discover", "describe", "execute"].map((g) => {
       const v = gates[g] || {};
-      return el("span", { class: "gate " + (v.allowed ? "yes" : "no"), title: `${g}: ${v.reason || ""}` }, g[0].toUpperCase());
+      return el("span", { class: "gate " + (v.allowed ? "yes" : "no"), title: `${g}: ${v.reason || ""}` }, gateLetters[g]);
     });
   }
   function statusBadge(s) {
