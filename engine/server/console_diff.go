@@ -53,12 +53,12 @@ func diffLines(a, b []string) []DiffLine {
 			case i < len(ma) && j < len(mb) && ma[i] == mb[j]:
 				out = append(out, DiffLine{" ", ma[i]})
 				i, j = i+1, j+1
-			case j < len(mb) && (i == len(ma) || lcs[i*w+j+1] >= lcs[(i+1)*w+j]):
-				out = append(out, DiffLine{"+", mb[j]})
-				j++
-			default:
+			case i < len(ma) && (j == len(mb) || lcs[(i+1)*w+j] >= lcs[i*w+j+1]):
 				out = append(out, DiffLine{"-", ma[i]})
 				i++
+			default:
+				out = append(out, DiffLine{"+", mb[j]})
+				j++
 			}
 		}
 	}

@@ -47,12 +47,16 @@
   function badge(text, color, title) { return el("span", { class: "badge " + (color || ""), title }, text); }
   function note(text, kind, id) { return el("div", { class: "note " + (kind || ""), id }, text); }
   function notAvailable(what) {
-    return note(what + " is not available on this server (its endpoint answers 404).", "warn", "not-available");
+    return note(what + " is not available on this server.", "warn", "not-available");
   }
   function fmtTime(t) {
     if (!t) return "—";
     const d = new Date(t);
     return isNaN(d) ? String(t) : d.toISOString().replace("T", " ").replace(/\.\d+Z$/, "Z");
+  }
+  function fmtUS(us) {
+    if (!us) return "";
+    return us < 1000 ? us + " µs" : (us / 1000).toFixed(1) + " ms";
   }
   function fmtNum(x, digits) { return typeof x === "number" ? x.toFixed(digits === undefined ? 4 : digits) : "—"; }
   function pct(x) { return typeof x === "number" ? (x * 100).toFixed(1) + "%" : "—"; }
@@ -227,11 +231,11 @@
     return el("table", { id: "audit-table" },
       el("tr", {}, ["seq", "time", "kind", "actor", withAction ? "capability" : null, "version", "outcome", "detail", "took"].filter(Boolean).map((h) => el("th", {}, h))),
       records.map((r) => el("tr", { "data-seq": r.seq },
-        el("td", { class: "num" }, r.seq), el("td", {}, fmtTime(r.time)), el("td", {}, r.kind), el("td", {}, r.actor || "—"),
+        el("td", { class: "num" }, r.seq), el("td", { class: "time" }, fmtTime(r.time)), el("td", {}, r.kind), el("td", {}, r.actor || "—"),
         withAction ? el("td", {}, r.action ? el("a", { href: "#/cap/" + encodeURIComponent(r.action) }, r.action) : "—") : null,
         el("td", { class: "num" }, r.version || "—"),
         el("td", {}, badge(r.decision || "—", /succeeded|created|updated|allowed/.test(r.decision) ? "green" : /denied|failed|timed_out|deleted/.test(r.decision) ? "red" : "")),
-        el("td", {}, r.detail || ""), el("td", { class: "num" }, r.duration_us ? (r.duration_us / 1000).toFixed(1) + " ms" : ""))));
+        el("td", {}, r.detail || ""), el("td", { class: "num" }, fmtUS(r.duration_us)))));
   }
   async function pageCapability(id) {
     let d;
@@ -293,7 +297,7 @@
         const d = await api("GET", `/v1/console/capabilities/${encodeURIComponent(id)}/diff?a=${a.value}&b=${b.value}`);
         const changed = d.lines.filter((l) => l.op !== " ").length;
         out.replaceChildren(el("p", { class: "muted" }, `v${d.a} → v${d.b}: ${changed ? changed + " lines differ" : "identical"}`),
-          el("pre", { class: "diff" }, d.lines.map((l) => el("span", { class: "l " + (l.op === "+" ? "add" : l.op === "-" ? "del" : "") }, l.op + " " + l.text))));
+          el("pre", { class: "diff" }, withContext(d.lines, 3)));
       } catch (e) { out.replaceChildren(showError(e)); }
     };
     box.replaceChildren(el("h2", {}, "Versions"),
@@ -302,6 +306,48 @@
       el("div", { class: "row" }, el("div", {}, el("label", { for: "diff-a" }, "from"), a), el("div", {}, el("label", { for: "diff-b" }, "to"), b),
         el("div", {}, el("button", { id: "diff-go", type: "button", on: { click: show } }, "Compare"))),
       out);
+  }
+
+  // withContext shows the changed lines of a diff and n lines around each; the rest folds
+  // into a "… k unchanged lines" marker.
+  function withContext(lines, n) {
+    const keep = lines.map(() => false);
+    lines.forEach((l, i) => {
+      if (l.op === " ") return;
+      for (let j = Math.max(0, i - n); j <= Math.min(lines.length - 1, i + n); j++) keep[j] = true;
+    });
+    const out = [];
+    for (let i = 0; i < lines.length;) {
+      if (keep[i]) {
+        const l = lines[i++];
+        out.push(el("span", { class: "l " + (l.op === "+" ? "add" : l.op === "-" ? "del" : "") }, l.op + " " + l.text));
+        continue;
+      }
+      let j = i;
+      while (j < lines.length && !keep[j]) j++;
+      out.push(el("span", { class: "skip" }, `  … ${j - i} unchanged line${j - i === 1 ? "" : "s"}`));
+      i = j;
+    }
+    return out;
+  }
+  // lineDiff marks, by longest common subsequence, the lines of a missing from b (del) and
+  // the lines of b missing from a (add).
+  function lineDiff(a, b) {
+    const w = b.length + 1, t = new Int32Array((a.length + 1) * w);
+    for (let i = a.length - 1; i >= 0; i--) for (let j = b.length - 1; j >= 0; j--) {
+      t[i * w + j] = a[i] === b[j] ? t[(i + 1) * w + j + 1] + 1 : Math.max(t[(i + 1) * w + j], t[i * w + j + 1]);
+    }
+    const del = a.map(() => false), ins = b.map(() => false);
+    let i = 0, j = 0;
+    while (i < a.length || j < b.length) {
+      if (i < a.length && j < b.length && a[i] === b[j]) { i++; j++; }
+      else if (j < b.length && (i === a.length || t[i * w + j + 1] >= t[(i + 1) * w + j])) ins[j++] = true;
+      else del[i++] = true;
+    }
+    return { del, ins };
+  }
+  function marked(lines, flags, cls) {
+    return el("pre", {}, lines.map((l, i) => el("span", { class: flags[i] ? cls : "l" }, l)));
   }
 
   // ---- Search playground ----
@@ -429,7 +475,9 @@
         el("div", {}, el("h3", {}, "Evidence per retriever"),
           el("table", { class: "evidence" }, el("tr", {}, el("th", {}, "retriever"), el("th", { class: "num" }, "rank"), el("th", { class: "num" }, "raw score"), el("th", {}, "matched")),
             (x.evidence || []).map((e) => el("tr", {}, el("td", {}, e.retriever), el("td", { class: "num" }, e.rank), el("td", { class: "num" }, fmtNum(e.raw_score)), el("td", {}, (e.matched_fields || []).join(", ")))))),
-        el("div", {}, el("h3", {}, "Fusion and rerank"), breakdown(x.score_breakdown || []))));
+        el("div", {}, el("h3", {}, "Fusion and rerank"),
+          el("div", { class: "legend" }, el("span", {}, el("i", { class: "fusion" }), "fusion (weighted reciprocal rank)"), el("span", {}, el("i", { class: "rerank" }), "rerank")),
+          breakdown(x.score_breakdown || []))));
   }
   function breakdown(parts) {
     if (!parts.length) return el("p", { class: "muted" }, "no breakdown");
@@ -439,12 +487,15 @@
     const span = W - lw - vw;
     const zero = lw + (hasNeg ? span / 2 : 0);
     const scale = (hasNeg ? span / 2 : span) / maxAbs;
-    return svg("svg", { class: "breakdown", width: W, height: parts.length * rowH + 4, viewBox: `0 0 ${W} ${parts.length * rowH + 4}` },
+    const H = parts.length * rowH + 22, sum = parts.reduce((a, p) => a + p.value, 0);
+    return svg("svg", { class: "breakdown", width: W, height: H, viewBox: `0 0 ${W} ${H}` },
+      svg("text", { class: "sum", x: W - 4, y: H - 4, "text-anchor": "end" }, "= " + fmtNum(sum)),
+      svg("text", { x: lw - 6, y: H - 4, "text-anchor": "end" }, "score"),
       parts.map((p, i) => {
         const y = i * rowH + 2, w = Math.abs(p.value) * scale;
         return svg("g", {},
           svg("text", { x: lw - 6, y: y + 12, "text-anchor": "end" }, p.name),
-          svg("rect", { class: "bar" + (p.value < 0 ? " neg" : ""), x: p.value < 0 ? zero - w : zero, y: y + 2, width: Math.max(w, 1), height: rowH - 6 }),
+          svg("rect", { class: "bar" + (p.value < 0 ? " neg" : p.name.startsWith("rrf.") ? "" : " rerank"), x: p.value < 0 ? zero - w : zero, y: y + 2, width: Math.max(w, 1), height: rowH - 6 }),
           svg("text", { x: W - 4, y: y + 12, "text-anchor": "end" }, fmtNum(p.value)));
       }),
       svg("line", { class: "axis", x1: zero, x2: zero, y1: 0, y2: parts.length * rowH + 4 }));
@@ -494,11 +545,20 @@
       throw e;
     }
     const msg = el("div", { id: "quarantine-msg" });
-    const side = (t, label) => el("div", { class: "card" }, el("h3", {}, label),
-      t ? [el("p", {}, t.description || el("span", { class: "muted" }, "no description")),
-        el("h3", {}, "input schema"), el("pre", {}, json(t.input_schema || {})),
-        t.annotations ? [el("h3", {}, "annotations"), el("pre", {}, json(t.annotations))] : null]
-        : el("p", { class: "muted" }, "— (a new tool)"));
+    // Each side marks what the other lacks: removed lines on the old side, added on the new.
+    const side = (t, other, label, cls) => {
+      if (!t) return el("div", { class: "card" }, el("h3", {}, label), el("p", { class: "muted" }, "— (a new tool)"));
+      const part = (v, w) => {
+        const a = json(v === undefined ? null : v).split("\n"), b = json(w === undefined ? null : w).split("\n");
+        const d = cls === "del" ? lineDiff(a, b).del : lineDiff(b, a).ins;
+        return marked(a, other ? d : a.map(() => false), cls);
+      };
+      const o = other || {};
+      return el("div", { class: "card" }, el("h3", {}, label),
+        el("p", { class: other && o.description !== t.description ? "changed" : "" }, t.description || el("span", { class: "muted" }, "no description")),
+        el("h3", {}, "input schema"), part(t.input_schema || {}, o.input_schema || {}),
+        t.annotations || o.annotations ? [el("h3", {}, "annotations"), t.annotations ? part(t.annotations, o.annotations || {}) : el("p", { class: "muted" }, "none")] : null);
+    };
     const decide = async (id, verb) => {
       try {
         const r = await api("POST", "/v1/quarantine/" + verb, { resource_id: id });
@@ -512,7 +572,7 @@
       data.items.length ? data.items.map((it) => el("div", { class: "card quarantine-item", "data-id": it.resource_id },
         el("h2", {}, el("code", {}, it.resource_id), " ", badge(it.reason, it.reason === "new" ? "blue" : "amber"), " ", (it.flags || []).map((f) => badge(f, "red"))),
         el("p", { class: "muted" }, `from upstream ${it.upstream}, detected ${fmtTime(it.detected_at)}`),
-        el("div", { class: "cols" }, side(it.old, "approved (old)"), side(it.new, "announced (new)")),
+        el("div", { class: "cols" }, side(it.old, it.new, "approved (old)", "del"), side(it.new, it.old, "announced (new)", "add")),
         me.admin ? el("div", { class: "actions" },
           el("button", { class: "ok approve", type: "button", on: { click: () => decide(it.resource_id, "approve") } }, "Approve"),
           el("button", { class: "danger reject", type: "button", on: { click: () => decide(it.resource_id, "reject") } }, "Reject")) : null))
@@ -616,7 +676,7 @@
       el("div", { class: "card" }, el("h2", {}, "Partial answers"),
         lines(q.buckets.map((b) => ({ ...b, rate: b.searches ? 100 * b.partial / b.searches : null })), label, [["rate", "p95"]], "%")));
   }
-  const CW = 900, CH = 180, PAD = { l: 44, r: 10, t: 10, b: 24 };
+  const CW = 900, CH = 180, PAD = { l: 64, r: 10, t: 10, b: 24 };
   function axes(n, label, buckets, maxY, unit) {
     const ys = [0, 0.5, 1].map((f) => f * maxY);
     const step = Math.max(1, Math.ceil(n / 8));
@@ -647,7 +707,7 @@
       series.map(([k, cls]) => {
         const pts = buckets.map((b, i) => b.searches && typeof b[k] === "number" ? [PAD.l + (i + 0.5) * bw, PAD.t + h * (1 - b[k] / maxY)] : null);
         const d = pts.reduce((acc, p, i) => p ? acc + (pts[i - 1] ? "L" : "M") + p[0].toFixed(1) + " " + p[1].toFixed(1) : acc, "");
-        return [d ? svg("path", { class: cls, d }) : null, pts.map((p) => p ? svg("circle", { cx: p[0], cy: p[1], r: 2.5, class: cls }) : null)];
+        return [d ? svg("path", { class: cls, d }) : null, pts.map((p) => p ? svg("circle", { cx: p[0], cy: p[1], r: 3, class: cls }) : null)];
       }));
   }
   function funnelView(st) {
