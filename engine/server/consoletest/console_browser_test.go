@@ -529,12 +529,19 @@ func TestConsoleInBrowser(t *testing.T) {
 	}
 	b.shot("07-audit")
 
-	// Quality and use: the searches just made.
+	// Quality and use: the searches just made, and a few more of every kind.
+	queries := []string{"restart the codex app server", "send a message", "quantum flux capacitor calibration",
+		"refund a customer payment", "book a flight", "clean up docker images", "发一条短信", "weekly ops report", "do something"}
+	for _, query := range queries {
+		if st, body := api(t, base, "POST", "/v1/search", readKey, map[string]any{"query": query}); st != 200 {
+			t.Fatalf("search %q: %d %s", query, st, body)
+		}
+	}
 	b.do("open quality",
 		chromedp.Click(chromedp.CSS(`nav a[data-page="quality"]`)),
 		wait(`document.querySelector("#resolutions-chart rect") !== null && document.querySelector("#funnel h2 + *") !== null && !document.querySelector("#funnel").textContent.includes("Loading")`),
 	)
-	if n := b.text("#quality-totals .stat b"); n != "2" {
+	if n := b.text("#quality-totals .stat b"); n != fmt.Sprint(2+len(queries)) {
 		t.Errorf("searches counted: %q", n)
 	}
 	b.shot("08-quality")

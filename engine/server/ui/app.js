@@ -681,10 +681,11 @@
     const ys = [0, 0.5, 1].map((f) => f * maxY);
     const step = Math.max(1, Math.ceil(n / 8));
     return [
-      ys.map((v) => { const y = PAD.t + (CH - PAD.t - PAD.b) * (1 - v / maxY); return [svg("line", { class: "tick", x1: PAD.l, x2: CW - PAD.r, y1: y, y2: y }), svg("text", { x: PAD.l - 4, y: y + 4, "text-anchor": "end" }, (Math.round(v * 100) / 100) + (unit ? " " + unit : ""))]; }),
+      ys.map((v) => { const y = PAD.t + (CH - PAD.t - PAD.b) * (1 - v / maxY); return [svg("line", { class: "tick", x1: PAD.l, x2: CW - PAD.r, y1: y, y2: y }), svg("text", { x: PAD.l - 4, y: y + 4, "text-anchor": "end" }, tickLabel(v) + (unit ? " " + unit : ""))]; }),
       buckets.map((b, i) => i % step ? null : svg("text", { x: PAD.l + (i + 0.5) * (CW - PAD.l - PAD.r) / n, y: CH - 6, "text-anchor": "middle" }, label(b.start))),
     ];
   }
+  function tickLabel(v) { return v === 0 ? "0" : v >= 10 ? v.toFixed(0) : v >= 1 ? v.toFixed(1) : v.toPrecision(2); }
   function stackedBars(buckets, label) {
     const n = buckets.length, maxY = Math.max(1, ...buckets.map((b) => b.searches));
     const bw = (CW - PAD.l - PAD.r) / n, h = CH - PAD.t - PAD.b;
@@ -713,14 +714,17 @@
   function funnelView(st) {
     const rows = (st.funnel || []).slice().sort((a, b) => b.searched - a.searched);
     const max = Math.max(1, ...rows.map((r) => r.searched));
-    const W = 260;
-    const bar = (v) => svg("svg", { width: W, height: 12, viewBox: `0 0 ${W} 12` }, svg("rect", { class: "lane", x: 0, y: 1, width: W, height: 10 }), svg("rect", { class: "bar", x: 0, y: 1, width: Math.max(1, W * v / max), height: 10 }));
+    const W = 300, steps = ["searched", "described", "ran", "succeeded"];
+    // One small funnel per capability: a bar per step, as wide as its count.
+    const bars = (r) => svg("svg", { width: W, height: 36, viewBox: `0 0 ${W} 36`, class: "funnel" },
+      steps.map((k, i) => svg("rect", { class: "f" + i, x: 0, y: i * 9, width: Math.max(1, W * r[k] / max), height: 7 }, svg("title", {}, `${k}: ${r[k]}`))));
     return el("div", {},
       el("div", { class: "stats" }, stat(pct(st.search_to_describe), "search → describe"), stat(pct(st.describe_to_run), "describe → run"), stat(pct(st.run_success), "runs succeeded"), stat(pct(st.clarification_rate), "clarifications")),
+      el("div", { class: "legend" }, steps.map((k, i) => el("span", {}, el("i", { class: "f" + i }), k))),
       rows.length ? el("table", { id: "funnel-table" }, el("tr", {}, el("th", {}, "capability"), el("th", { class: "num" }, "searched"), el("th", { class: "num" }, "described"), el("th", { class: "num" }, "ran"), el("th", { class: "num" }, "succeeded"), el("th", {}, "")),
         rows.map((r) => el("tr", {}, el("td", {}, el("a", { href: "#/cap/" + encodeURIComponent(r.resource_id) }, r.resource_id)),
           el("td", { class: "num" }, r.searched), el("td", { class: "num" }, r.described), el("td", { class: "num" }, r.ran), el("td", { class: "num" }, r.succeeded),
-          el("td", {}, bar(r.searched), bar(r.described), bar(r.ran), bar(r.succeeded))))) : el("p", { class: "muted" }, "No use recorded yet."));
+          el("td", {}, bars(r))))) : el("p", { class: "muted" }, "No use recorded yet."));
   }
 
   // ---- start ----
