@@ -54,8 +54,8 @@ func (s *Server) consoleRoutes() []route {
 	return rs
 }
 
-// serveConsole answers /ui/ with the embedded assets, and redirects / and /ui there; other
-// paths go to next.
+// serveConsole answers /ui/ with the embedded assets, and redirects GET / and /ui there;
+// other requests go to next.
 func (s *Server) serveConsole(next http.Handler) http.Handler {
 	sub, err := fs.Sub(consoleFiles, "ui")
 	if err != nil {
@@ -63,7 +63,7 @@ func (s *Server) serveConsole(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
-		if p == "/" || p == "/ui" {
+		if (p == "/" || p == "/ui") && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 			http.Redirect(w, r, "/ui/", http.StatusFound)
 			return
 		}

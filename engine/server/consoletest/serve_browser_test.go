@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -20,11 +19,7 @@ func capdexServe(t *testing.T) (string, string) {
 	t.Helper()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "capdex")
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(gobin); err != nil {
-		gobin = "go"
-	}
-	build := exec.Command(gobin, "build", "-o", bin, "github.com/capdex/capdex/cmd/capdex")
+	build := exec.Command("go", "build", "-o", bin, "github.com/capdex/capdex/cmd/capdex")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building capdex: %v\n%s", err, out)
