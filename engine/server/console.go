@@ -17,6 +17,7 @@ import (
 	"github.com/capdex/capdex/engine"
 	"github.com/capdex/capdex/engine/policy"
 	"github.com/capdex/capdex/registry"
+	"github.com/capdex/capdex/registry/store"
 )
 
 // The operator's console: static assets under /ui/ (embedded, public: they hold no data)
@@ -376,8 +377,8 @@ const (
 
 // handleAudit answers the newest audit records, newest first, filtered by actor
 // (substring), capability (the id or its subtree) and outcome (the decision). A caller
-// who is no administrator sees only records of capabilities it may discover now, without
-// run arguments.
+// who is no administrator sees only records of capabilities it may discover now, and of
+// runs only its own tenant's, without their arguments.
 func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	n := defaultAuditScan
@@ -403,6 +404,9 @@ func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) {
 			cp, ok := snap.Get(rec.Action)
 			if !ok || !policy.Check(cp, &rc, registry.GateDiscover).Allowed {
 				continue
+			}
+			if rec.Kind == store.KindRun && !strings.HasPrefix(rec.Actor, rc.Tenant+"/") {
+				continue // another tenant's run
 			}
 			rec.Args = nil
 		}

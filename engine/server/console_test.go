@@ -234,8 +234,11 @@ func TestConsoleVersionsAndDiff(t *testing.T) {
 }
 
 func TestConsoleAudit(t *testing.T) {
-	ts := startServer(t, serverSetup{quiet: true})
-	for _, key := range []string{devKey, adminKey} {
+	const acmeKey = "acme-key-0123456789abcdef"
+	ts := startServer(t, serverSetup{quiet: true, cfg: func(c *Config) {
+		c.Keys = append(c.Keys, KeyConfig{Key: acmeKey, Tenant: "acme", User: "ann", Scopes: []string{"dev"}})
+	}})
+	for _, key := range []string{devKey, adminKey, acmeKey} {
 		if r := ts.call(t, "POST", "/v1/run", key, map[string]any{"id": "demo.echo", "arguments": map[string]any{"message": "secret-arg"}}); r.status != 200 {
 			t.Fatalf("run: %d %s", r.status, r.body)
 		}
@@ -275,8 +278,22 @@ func TestConsoleAudit(t *testing.T) {
 			t.Errorf("the dev key's audit shows run arguments: %s", r.Args)
 		}
 	}
+	// Another tenant's key sees its own runs only.
+	for _, r := range page(acmeKey, "?capability=demo.echo").Records {
+		if r.Kind == "run" && r.Actor != "acme/ann" {
+			t.Errorf("the acme key sees %+v", r)
+		}
+	}
+	if got := page(acmeKey, "?capability=demo.echo&outcome=succeeded").Records; len(got) != 1 {
+		t.Errorf("acme's own runs: %+v", got)
+	}
+	for _, r := range page(devKey, "?capability=demo.echo").Records {
+		if strings.HasPrefix(r.Actor, "acme/") {
+			t.Errorf("the dev key sees %+v", r)
+		}
+	}
 	runs := page(adminKey, "?capability=demo.echo&outcome=succeeded")
-	if len(runs.Records) != 2 {
+	if len(runs.Records) != 3 {
 		t.Errorf("succeeded runs of demo.echo: %+v", runs.Records)
 	}
 	mine := page(adminKey, "?capability=demo&outcome=succeeded&actor=DEV-USER")
