@@ -70,7 +70,7 @@ func TestConsoleAssets(t *testing.T) {
 		{"GET", "/ui/../auth.go", 404},
 		{"GET", "/ui/ui/app.js", 404},
 		{"POST", "/ui/", 405},
-		{"POST", "/", 401}, // only GET and HEAD are redirected; the API answers the rest
+		{"POST", "/", 401},                 // only GET and HEAD are redirected; the API answers the rest
 		{"GET", "/v1/console/whoami", 401}, // the data needs a key
 	} {
 		if r := ts.call(t, tc.method, tc.path, "", nil); r.status != tc.want {
