@@ -29,7 +29,7 @@ type Step struct {
 	Limit int
 }
 
-// DefaultDeadline is a Step's deadline when it gives none (DESIGN.md §4): exact 50 ms,
+// DefaultDeadline is a Step's deadline when it gives none (docs/ARCHITECTURE.md "Search"): exact 50 ms,
 // metadata and hierarchy 100 ms, lexical 200 ms, history 300 ms, semantic 500 ms.
 func DefaultDeadline(k index.Kind) time.Duration {
 	switch k {

@@ -22,7 +22,7 @@ const (
 // retrieverOrder is the order Plan lists retrievers in (index.Kind order).
 var retrieverOrder = [...]string{Exact, Lexical, Semantic, Metadata, Hierarchy, History}
 
-// DefaultDeadlines returns the per-retriever deadlines of DESIGN.md §4: exact 50 ms,
+// DefaultDeadlines returns the per-retriever deadlines of docs/ARCHITECTURE.md "Search": exact 50 ms,
 // metadata 100 ms, lexical 200 ms, history 300 ms, semantic 500 ms, and hierarchy 100 ms
 // (a tree walk, as cheap as metadata). A new map each call.
 func DefaultDeadlines() map[string]time.Duration {

@@ -184,7 +184,7 @@ func LoadConfig(path string) (*Config, error) {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			if explicit || !errors.Is(err, os.ErrNotExist) {
-				return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+				return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 			}
 		} else {
 			cfg, err = ParseConfig(b)
@@ -210,7 +210,7 @@ func ParseConfig(b []byte) (*Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
