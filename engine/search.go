@@ -118,14 +118,10 @@ func (e *Engine) prepare(ctx context.Context, req *registry.SearchRequest, rc *r
 		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
 	}
 	allow := st.gen.Filter(rc, index.FilterSpec{Within: req.Within, Types: req.Types, SideEffectMax: req.SideEffectMax})
-	names := query.Plan(parsed, req)
-	plan := make([]actors.Step, 0, len(names))
-	for _, n := range names {
-		k, err := index.ParseKind(n)
-		if err != nil {
-			continue
-		}
-		plan = append(plan, actors.Step{Kind: k, Deadline: e.deadlines[n], Limit: stepLimit(k)})
+	kinds := query.Plan(parsed, req)
+	plan := make([]actors.Step, 0, len(kinds))
+	for _, k := range kinds {
+		plan = append(plan, actors.Step{Kind: k, Deadline: e.deadlines[k], Limit: stepLimit(k)})
 	}
 	iq := &index.Query{
 		Text: parsed.Text, Terms: parsed.Terms, IDs: parsed.IDs,

@@ -19,7 +19,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/capdex/capdex/engine"
-	"github.com/capdex/capdex/engine/query"
 	"github.com/capdex/capdex/engine/rank"
 )
 
@@ -330,7 +329,7 @@ func (c *Config) Validate() error {
 			add("keys[%d]: user is required", i)
 		}
 	}
-	known := query.DefaultDeadlines()
+	known := engine.DefaultDeadlines()
 	names := make([]string, 0, len(c.Deadlines))
 	for n := range c.Deadlines {
 		names = append(names, n)
