@@ -15,9 +15,7 @@ import (
 	"time"
 
 	"github.com/capdex/capdex/engine"
-	"github.com/capdex/capdex/engine/policy"
 	"github.com/capdex/capdex/registry"
-	"github.com/capdex/capdex/registry/store"
 )
 
 // The operator's console: static assets under /ui/ (embedded, public: they hold no data)
@@ -193,7 +191,7 @@ func (s *Server) handleTree(w http.ResponseWriter, r *http.Request) {
 	out := Tree{Generation: snap.Generation, Nodes: []TreeNode{}}
 	at := map[string]int{}
 	for _, c := range snap.Caps {
-		if !policy.Check(c, &rc, registry.GateDiscover).Allowed {
+		if !engine.CheckGate(c, &rc, registry.GateDiscover).Allowed {
 			continue
 		}
 		n := TreeNode{
@@ -204,9 +202,9 @@ func (s *Server) handleTree(w http.ResponseWriter, r *http.Request) {
 		if n.Status == "" {
 			n.Status = registry.StatusActive
 		}
-		n.Availability, _ = policy.Availability(c, &rc)
+		n.Availability, _ = engine.AvailabilityFor(c, &rc)
 		for _, g := range []registry.Gate{registry.GateDiscover, registry.GateDescribe, registry.GateExecute} {
-			d := policy.Check(c, &rc, g)
+			d := engine.CheckGate(c, &rc, g)
 			n.Gates[g.String()] = GateView{Allowed: d.Allowed, Reason: d.Reason}
 		}
 		// The nearest visible ancestor is the parent (Caps are sorted: ancestors come first).
@@ -237,11 +235,11 @@ func (s *Server) describable(w http.ResponseWriter, r *http.Request) (string, bo
 	}
 	rc, _ := rcOf(r)
 	c, ok := s.eng.Snapshot().Get(id)
-	if !ok || !policy.Check(c, &rc, registry.GateDiscover).Allowed {
+	if !ok || !engine.CheckGate(c, &rc, registry.GateDiscover).Allowed {
 		writeError(w, r, http.StatusNotFound, "not_found", "not found: "+id)
 		return "", false
 	}
-	if d := policy.Check(c, &rc, registry.GateDescribe); !d.Allowed {
+	if d := engine.CheckGate(c, &rc, registry.GateDescribe); !d.Allowed {
 		writeError(w, r, http.StatusForbidden, "forbidden", fmt.Sprintf("describe %s: %s", id, d.Reason))
 		return "", false
 	}
@@ -402,10 +400,10 @@ func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) {
 		rec := recs[i]
 		if !c.admin() {
 			cp, ok := snap.Get(rec.Action)
-			if !ok || !policy.Check(cp, &rc, registry.GateDiscover).Allowed {
+			if !ok || !engine.CheckGate(cp, &rc, registry.GateDiscover).Allowed {
 				continue
 			}
-			if rec.Kind == store.KindRun && !strings.HasPrefix(rec.Actor, rc.Tenant+"/") {
+			if rec.Kind == engine.AuditKindRun && !strings.HasPrefix(rec.Actor, rc.Tenant+"/") {
 				continue // another tenant's run
 			}
 			rec.Args = nil
@@ -554,7 +552,7 @@ func (s *Server) handleQuarantine(w http.ResponseWriter, r *http.Request) {
 		if !c.admin() {
 			// Anyone else sees only changes of tools it may already discover.
 			cp, ok := snap.Get(it.ResourceID)
-			if !ok || !policy.Check(cp, &rc, registry.GateDiscover).Allowed {
+			if !ok || !engine.CheckGate(cp, &rc, registry.GateDiscover).Allowed {
 				continue
 			}
 		}
