@@ -403,6 +403,15 @@ func TestConsoleInBrowser(t *testing.T) {
 	// Sign in with the admin key: the registry tree.
 	b.do("open the console", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("#key")))
 	b.shot("01-sign-in")
+	b.expected = append(b.expected, "401")
+	b.do("sign in with a wrong key",
+		chromedp.SendKeys(chromedp.CSS("#key"), "not-a-key-of-this-daemon"),
+		chromedp.Click(chromedp.CSS("#login-submit")),
+		wait(`document.querySelector("#login-error").textContent.includes("refused")`),
+	)
+	if eval[bool](b, `sessionStorage.getItem("capdex.key") !== null || !document.querySelector("#nav").hidden`) {
+		t.Error("a refused key signed in")
+	}
 	b.signIn(base, adminKey)
 	if got := eval[string](b, `sessionStorage.getItem("capdex.key")`); got != adminKey {
 		t.Fatalf("sessionStorage holds %q", got)
@@ -417,6 +426,18 @@ func TestConsoleInBrowser(t *testing.T) {
 		t.Errorf("gates of demo.console_test: %q", g)
 	}
 	b.shot("02-registry")
+	b.do("filter the tree",
+		chromedp.SendKeys(chromedp.CSS("#tree-filter"), "refund"),
+		wait(`document.querySelector("#filter-count") !== null`),
+	)
+	if n := eval[int](b, `document.querySelectorAll("#tree .node").length`); n == 0 || n >= 100 ||
+		!eval[bool](b, `[...document.querySelectorAll("#tree .node")].every(e => (e.querySelector(".id").textContent + " " + e.querySelector(".title").textContent).toLowerCase().includes("refund"))`) {
+		t.Errorf("the filter shows %d nodes: %s", n, b.text("#tree"))
+	}
+	b.do("clear the filter",
+		chromedp.Evaluate[chromedp.Void](`(f => { f.value = ""; f.dispatchEvent(new Event("input")); })(document.querySelector("#tree-filter"))`),
+		wait(`document.querySelector("#filter-count") === null && document.querySelector('#tree a[href="#/cap/demo.console_test"]') !== null`),
+	)
 
 	// Browse to the action: its contract, versions with a diff, its audit records.
 	b.do("browse to the action",

@@ -183,13 +183,23 @@
       return el("li", {}, el("details", { open: depth < 1 ? true : null }, el("summary", {}, nodeRow(n)), build(n.id, depth + 1)));
     }));
     const count = (t) => tree.nodes.filter((n) => n.type === t).length;
+    const box = el("div", { class: "card", id: "tree" }, tree.nodes.length ? build("", 0) : el("p", {}, "This key may discover nothing."));
+    // The filter lists the matching nodes flat (id, title); empty, it shows the tree again.
+    const filter = el("input", { id: "tree-filter", type: "search", placeholder: "filter by id or title", class: "wide" });
+    filter.addEventListener("input", () => {
+      const q = filter.value.trim().toLowerCase();
+      if (!q) { box.replaceChildren(build("", 0)); return; }
+      const hits = tree.nodes.filter((n) => n.id.toLowerCase().includes(q) || (n.title || "").toLowerCase().includes(q));
+      box.replaceChildren(el("p", { class: "muted", id: "filter-count" }, `${hits.length} of ${tree.nodes.length} nodes`),
+        el("ul", { class: "tree" }, hits.slice(0, 500).map((n) => el("li", {}, nodeRow(n)))));
+    });
     page(
       el("h1", {}, "Registry"),
       el("div", { class: "stats" },
         stat(tree.nodes.length, "visible to this key"), stat(count("pack"), "packs"), stat(count("action"), "actions"),
         stat(count("recipe"), "recipes"), stat(tree.generation, "generation")),
       el("p", { class: "muted" }, "Gates for this key: D discover, S describe (show), X execute; hover for the reason."),
-      el("div", { class: "card", id: "tree" }, tree.nodes.length ? build("", 0) : el("p", {}, "This key may discover nothing.")));
+      filter, box);
   }
   function stat(v, label) { return el("div", { class: "stat" }, el("b", {}, v), el("span", {}, label)); }
 
