@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
-	"net/http/httptest"
 	"path"
 	"slices"
 	"strconv"
@@ -141,8 +140,13 @@ func (s *Server) handleWhoami(w http.ResponseWriter, r *http.Request) {
 		Generation: s.eng.Generation(), Features: map[string]bool{},
 	}
 	for name, p := range optionalEndpoints {
-		_, pattern := s.mux.Handler(httptest.NewRequest(http.MethodGet, p, nil))
-		out.Features[name] = pattern != "" && pattern != "/" && !strings.HasSuffix(pattern, "/")
+		probe, err := http.NewRequest(http.MethodGet, p, nil)
+		if err != nil {
+			continue // a constant path always parses
+		}
+		// Unrouted paths fall to the catch-all "/" (or a subtree pattern ending in "/").
+		_, pattern := s.mux.Handler(probe)
+		out.Features[name] = pattern != "" && !strings.HasSuffix(pattern, "/")
 	}
 	writeJSON(w, http.StatusOK, out)
 }
