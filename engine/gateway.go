@@ -393,6 +393,9 @@ func (g *gateway) decide(ctx context.Context, id, actor string, approve bool) er
 	return err
 }
 
+// HasUpstreams reports whether the engine runs the gateway (Options.Upstreams).
+func (e *Engine) HasUpstreams() bool { return e.gw != nil }
+
 // Quarantined lists the upstream tools waiting for review, oldest first. It is an
 // administrator's view.
 func (e *Engine) Quarantined() ([]QuarantineItem, error) {

@@ -155,17 +155,22 @@ func cmdQuarantine(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if verb != "list" {
-		var res server.QuarantineResult
+		var res struct {
+			ResourceID string `json:"resource_id"`
+			Decision   string `json:"decision"`
+		}
 		if err := d.call(ctx, "POST", "/v1/quarantine/"+verb, server.QuarantineDecision{ResourceID: pos[1]}, &res); err != nil {
 			return err
 		}
 		if asJSON {
 			return printJSON(env.stdout, res)
 		}
-		fmt.Fprintf(env.stdout, "%s %s; registry generation %d\n", res.ResourceID, res.Decision, res.Generation)
+		fmt.Fprintf(env.stdout, "%s %s\n", res.ResourceID, res.Decision)
 		return nil
 	}
-	var l server.QuarantineList
+	var l struct {
+		Items []server.QuarantineItem `json:"items"`
+	}
 	if err := d.call(ctx, "GET", "/v1/quarantine", nil, &l); err != nil {
 		return err
 	}
@@ -176,7 +181,10 @@ func cmdQuarantine(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintln(env.stdout, "nothing in quarantine")
 	}
 	for _, it := range l.Items {
-		fmt.Fprintf(env.stdout, "%s  (%s tool %q of %s, %s)\n", it.ResourceID, it.Reason, it.Tool, it.Upstream, it.DetectedAt.Format(time.RFC3339))
+		fmt.Fprintf(env.stdout, "%s  (%s tool of %s, %s)\n", it.ResourceID, it.Reason, it.Upstream, it.DetectedAt.Format(time.RFC3339))
+		if it.New == nil {
+			continue
+		}
 		if it.Old != nil && it.Old.Description != it.New.Description {
 			fmt.Fprintf(env.stdout, "  - description: %s\n", it.Old.Description)
 		}

@@ -1,32 +1,15 @@
 package server
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/capdex/capdex/engine"
-	"github.com/capdex/capdex/registry"
 )
 
 // UpstreamList answers GET /v1/upstreams.
 type UpstreamList struct {
 	Upstreams []engine.UpstreamStatus `json:"upstreams"`
-}
-
-// QuarantineList answers GET /v1/quarantine.
-type QuarantineList struct {
-	Items []engine.QuarantineItem `json:"items"`
-}
-
-// QuarantineDecision is the body of POST /v1/quarantine/approve and /reject.
-type QuarantineDecision struct {
-	ResourceID string `json:"resource_id"`
-}
-
-// QuarantineResult answers an approval or a rejection.
-type QuarantineResult struct {
-	ResourceID string `json:"resource_id"`
-	Decision   string `json:"decision"`
-	Generation uint64 `json:"generation"`
 }
 
 // handleUpstreams lists the upstream servers: every caller, each seeing only the servers
@@ -41,41 +24,34 @@ func (s *Server) handleUpstreams(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, UpstreamList{Upstreams: us})
 }
 
-func (s *Server) handleQuarantine(w http.ResponseWriter, r *http.Request) {
-	items, err := s.eng.Quarantined()
+// gatewayQuarantine is the engine's gateway as the QuarantineSource of GET /v1/quarantine
+// and POST /v1/quarantine/approve and /reject (served from console.go).
+type gatewayQuarantine struct{ s *Server }
+
+func (q gatewayQuarantine) Quarantined(context.Context) ([]QuarantineItem, error) {
+	items, err := q.s.eng.Quarantined()
 	if err != nil {
-		writeEngineError(w, r, s.log, err)
-		return
+		return nil, err
 	}
-	writeJSON(w, http.StatusOK, QuarantineList{Items: items})
+	out := make([]QuarantineItem, 0, len(items))
+	for _, it := range items {
+		x := QuarantineItem{ResourceID: it.ResourceID, Upstream: it.Upstream, Reason: it.Reason, DetectedAt: it.DetectedAt,
+			New:   &QuarantinedTool{Description: it.New.Description, InputSchema: it.New.InputSchema, Annotations: it.New.Annotations},
+			Flags: it.Flags}
+		if it.Old != nil {
+			x.Old = &QuarantinedTool{Description: it.Old.Description, InputSchema: it.Old.InputSchema, Annotations: it.Old.Annotations}
+		}
+		out = append(out, x)
+	}
+	return out, nil
 }
 
-func (s *Server) handleApprove(w http.ResponseWriter, r *http.Request) { s.decide(w, r, true) }
-func (s *Server) handleReject(w http.ResponseWriter, r *http.Request)  { s.decide(w, r, false) }
+func (q gatewayQuarantine) Approve(ctx context.Context, id, actor string) error {
+	err := q.s.eng.ApproveQuarantined(ctx, id, actor)
+	q.s.m.generation.Set(float64(q.s.eng.Generation()))
+	return err
+}
 
-func (s *Server) decide(w http.ResponseWriter, r *http.Request, approve bool) {
-	var req QuarantineDecision
-	if !decodeBody(w, r, &req) {
-		return
-	}
-	if !registry.ValidID(req.ResourceID) {
-		writeError(w, r, http.StatusBadRequest, "invalid_request", "resource_id: want the id of a quarantined tool (GET /v1/quarantine lists them)")
-		return
-	}
-	_, c := rcOf(r)
-	actor := c.Tenant + "/" + c.User
-	var err error
-	decision := engine.DecisionApproved
-	if approve {
-		err = s.eng.ApproveQuarantined(r.Context(), req.ResourceID, actor)
-	} else {
-		decision = engine.DecisionRejected
-		err = s.eng.RejectQuarantined(r.Context(), req.ResourceID, actor)
-	}
-	if err != nil {
-		writeEngineError(w, r, s.log, err)
-		return
-	}
-	s.m.generation.Set(float64(s.eng.Generation()))
-	writeJSON(w, http.StatusOK, QuarantineResult{ResourceID: req.ResourceID, Decision: decision, Generation: s.eng.Generation()})
+func (q gatewayQuarantine) Reject(ctx context.Context, id, actor string) error {
+	return q.s.eng.RejectQuarantined(ctx, id, actor)
 }

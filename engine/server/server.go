@@ -164,6 +164,9 @@ func (s *Server) init(ctx context.Context) error {
 		w.start()
 		s.watch = w
 	}
+	if s.opts.Quarantine == nil && s.eng.HasUpstreams() {
+		s.opts.Quarantine = gatewayQuarantine{s}
+	}
 	s.mcpStop, s.endMCP = context.WithCancel(context.Background())
 	s.mcpHTTP = s.endOnShutdown(s.newMCPHandler())
 	s.handler = s.newHandler()
