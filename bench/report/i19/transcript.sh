@@ -74,7 +74,7 @@ say "capdex quarantine list"; ./capdex quarantine list --url http://127.0.0.1:74
 say "GET /v1/quarantine (admin, abridged)"; api admin GET /v1/quarantine | jq -c '.items[] | {resource_id, upstream, reason, detected_at, old: (.old.description // null), new: .new.description, flags}'
 say 'search "add two numbers" (dev): the quarantined tool is gone'; search "add two numbers"
 say "run mcp.calc.add (dev)"; api dev POST /v1/run -d '{"resource_id":"mcp.calc.add","arguments":{"a":2,"b":40}}' | jq -c '{status, reason, message}'
-say "GET /v1/quarantine (dev)"; api dev GET /v1/quarantine | jq -c .
+say "GET /v1/quarantine (dev): a non-admin sees nothing it cannot discover"; api dev GET /v1/quarantine | jq -c .
 say "POST /v1/quarantine/approve (dev)"; api dev POST /v1/quarantine/approve -d '{"resource_id":"mcp.calc.add"}' | jq -c .
 say "capdex quarantine approve mcp.calc.add"; ./capdex quarantine approve mcp.calc.add --url http://127.0.0.1:7499 --key admin-key-0123456789abcdef
 say "capdex quarantine reject mcp.calc.pow"; ./capdex quarantine reject mcp.calc.pow --url http://127.0.0.1:7499 --key admin-key-0123456789abcdef
