@@ -603,7 +603,7 @@
         el("tr", {}, ["name", "transport", "state", "last sync", "tools", "quarantined", "error"].map((h) => el("th", {}, h))),
         data.upstreams.map((u) => el("tr", {}, el("td", {}, u.name), el("td", {}, u.transport), el("td", {}, badge(u.state, color[u.state])),
           el("td", {}, fmtTime(u.last_sync)), el("td", { class: "num" }, u.tools), el("td", { class: "num" }, u.quarantined), el("td", { class: "error" }, u.error || ""))))
-        : el("p", {}, "No upstream servers are configured.")));
+        : el("p", { id: "no-upstreams" }, "No upstream servers are configured.")));
   }
 
   // ---- Audit ----
