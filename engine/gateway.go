@@ -29,9 +29,6 @@ var ErrUpstreamConfig = upstream.ErrConfig
 // upstreams[i].
 func ValidateUpstreams(cfgs []UpstreamConfig) error { return upstream.Validate(cfgs) }
 
-// DefaultUpstreamACL is the ACL of an upstream configured without one.
-func DefaultUpstreamACL() registry.ACL { return upstream.DefaultACL() }
-
 // Audit decisions of the gateway's registry records.
 const (
 	DecisionQuarantined   = "quarantined"

@@ -92,7 +92,8 @@ type Config struct {
 	// docs/gateway.md).
 	Upstreams []UpstreamConfig `yaml:"upstreams"`
 	// UpstreamACL is the ACL of an upstream without acl (default: discover, describe and
-	// execute "*", see engine.DefaultUpstreamACL).
+	// execute "*": the administrator chose to connect the server; its side effect I tools still
+	// need a confirmation).
 	UpstreamACL *ACLConfig `yaml:"upstream_acl"`
 	// Examples seeds an empty store with the built-in demo registry. Default true, except
 	// when registry_dirs or upstreams are set. Overridden by $CAPDEX_EXAMPLES and

@@ -6,14 +6,12 @@
 package testmcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"reflect"
 	"sync"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -81,27 +79,6 @@ func (s *Server) Reload() error {
 		s.MCP.RemoveTools(gone...)
 	}
 	return nil
-}
-
-// Watch reloads the file every period until ctx ends (errors are ignored: a half-written
-// file is read again next time).
-func (s *Server) Watch(ctx context.Context, period time.Duration) {
-	var last []byte
-	t := time.NewTicker(period)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			b, err := os.ReadFile(s.file)
-			if err != nil || bytes.Equal(b, last) {
-				continue
-			}
-			last = b
-			_ = s.Reload()
-		}
-	}
 }
 
 func toMCP(t Tool) *mcp.Tool {

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -29,7 +30,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	go s.Watch(ctx, 200*time.Millisecond)
+	go watch(ctx, s, *tools, 200*time.Millisecond)
 	if *addr == "" {
 		err = s.MCP.Run(ctx, &mcp.StdioTransport{})
 	} else {
@@ -44,5 +45,26 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
+	}
+}
+
+// watch reloads the file every period until ctx ends (errors are ignored: a half-written
+// file is read again next time).
+func watch(ctx context.Context, s *testmcp.Server, file string, period time.Duration) {
+	var last []byte
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			b, err := os.ReadFile(file)
+			if err != nil || bytes.Equal(b, last) {
+				continue
+			}
+			last = b
+			_ = s.Reload()
+		}
 	}
 }
