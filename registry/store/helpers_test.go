@@ -173,7 +173,7 @@ func fullCap() *registry.Capability {
 			"additionalProperties": false }`),
 		OutputSchema: json.RawMessage(`{"type": "object", "required": ["active_version"]}`),
 		Handler: &registry.Handler{
-			Kind: "http", Name: "diag", Argv: []string{"scripts/codex_diagnose.sh", "{{.x}}"}, Shell: true,
+			Kind: "http", Name: "diag", Server: "ops", Argv: []string{"scripts/codex_diagnose.sh", "{{.x}}"}, Shell: true,
 			Env: []string{"PATH", "HOME"}, Dir: "/tmp", MaxOutput: 4096, Method: "POST",
 			URL: "{{.base_url.ops}}/diagnose", Headers: map[string]string{"X-Trace": "1"},
 			Body: `{"x": {{.x}}}`, Secrets: map[string]string{"token": "OPS_TOKEN"}, RecordArguments: true,
