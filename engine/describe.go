@@ -110,7 +110,7 @@ type Description struct {
 
 // Describe discloses one capability's full contract. The describe gate applies: an id the
 // caller may not discover is ErrNotFound; one it may discover but not describe is
-// ErrForbidden.
+// ErrForbidden. Their messages are policy.Disclose's, the same Run answers.
 func (e *Engine) Describe(ctx context.Context, id string, rc registry.RuntimeContext) (*Description, error) {
 	st := e.state.Load()
 	if st == nil {
@@ -121,12 +121,12 @@ func (e *Engine) Describe(ctx context.Context, id string, rc registry.RuntimeCon
 		return nil, fmt.Errorf("%w: resource_id %q is not a capability id", ErrInvalidRequest, id)
 	}
 	snap := st.gen.Snapshot()
-	c, ok := snap.Get(ref)
-	if !ok || !policy.Check(c, &rc, registry.GateDiscover).Allowed {
-		return nil, fmt.Errorf("%w: %s", ErrNotFound, ref)
-	}
-	if d := policy.Check(c, &rc, registry.GateDescribe); !d.Allowed {
-		return nil, fmt.Errorf("%w: describe %s: %s", ErrForbidden, ref, d.Reason)
+	c, _ := snap.Get(ref)
+	switch code, msg := policy.Disclose(ref, c, &rc); code {
+	case policy.DiscloseNotFound:
+		return nil, gateError{ErrNotFound, msg}
+	case policy.DiscloseForbidden:
+		return nil, gateError{ErrForbidden, msg}
 	}
 	av, reasons := policy.Availability(c, &rc)
 	d := &Description{
