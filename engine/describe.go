@@ -129,14 +129,16 @@ func (e *Engine) Describe(ctx context.Context, id string, rc registry.RuntimeCon
 		return nil, gateError{ErrForbidden, msg}
 	}
 	av, reasons := policy.Availability(c, &rc)
+	get := snapGet(snap)
 	d := &Description{
 		ResourceID: c.ID, ResourceType: c.ResourceType, CapabilityType: c.CapabilityType, Version: c.Version,
-		Title: c.Title, Summary: c.Summary, WhenToUse: c.WhenToUse, WhenNotToUse: c.WhenNotToUse,
+		Title: policy.RedactText(c.Title, get, &rc), Summary: policy.RedactText(c.Summary, get, &rc),
+		WhenToUse: policy.RedactTexts(c.WhenToUse, get, &rc), WhenNotToUse: policy.RedactTexts(c.WhenNotToUse, get, &rc),
 		ArgumentsSchema: c.ArgumentsSchema, OutputSchema: c.OutputSchema,
 		SideEffect: c.SideEffect, RiskLevel: c.RiskLevel, RequiresConfirmation: policy.NeedsConfirmation(c),
 		SchemaDigest: registry.Digest(c), Examples: c.Examples, Produces: c.Produces,
 		NetworkPolicy: c.NetworkPolicy, Availability: av, AvailabilityReasons: reasons,
-		Status: c.Status, Owner: c.Owner, Steps: c.Steps, Guidance: c.Guidance,
+		Status: c.Status, Owner: c.Owner, Steps: policy.RedactSteps(c.Steps, get, &rc), Guidance: policy.RedactText(c.Guidance, get, &rc),
 	}
 	if c.Timeout > 0 {
 		d.Timeout = time.Duration(c.Timeout).String()
@@ -151,4 +153,12 @@ func (e *Engine) Describe(ctx context.Context, id string, rc registry.RuntimeCon
 		}
 	}
 	return d, nil
+}
+
+// snapGet looks ids up in snap for policy.RedactSteps.
+func snapGet(snap *registry.Snapshot) func(id string) *registry.Capability {
+	return func(id string) *registry.Capability {
+		c, _ := snap.Get(id)
+		return c
+	}
 }

@@ -2,7 +2,9 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -186,5 +188,88 @@ func TestRunAnswersWhatDescribeAnswers(t *testing.T) {
 		if err != nil || res.Reason != o.reason {
 			t.Errorf("Run(%s, version %d, %s) = %+v %v, want reason %q", o.id, o.version, o.args, res, err, o.reason)
 		}
+	}
+}
+
+// TestRecipeStepsRedacted: describe and run of a recipe show a step naming an action the
+// caller may not discover as a hidden step (no id, command or note), the same on both paths.
+func TestRecipeStepsRedacted(t *testing.T) {
+	e := openGates(t)
+	ctx := context.Background()
+	other := registry.RuntimeContext{Tenant: "other", User: "olga", Session: "s", Scopes: []string{"dev"}}
+	acme := registry.RuntimeContext{Tenant: "acme", User: "ann", Session: "s", Scopes: []string{"dev"}}
+	for _, tc := range []struct {
+		name   string
+		rc     registry.RuntimeContext
+		hidden bool
+	}{{"other tenant", other, true}, {"acme", acme, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := e.Describe(ctx, "g.guide", tc.rc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := e.Run(ctx, engine.RunRequest{ID: "g.guide"}, tc.rc)
+			if err != nil || res.Reason != "not_runnable" {
+				t.Fatalf("Run(g.guide) = %+v %v", res, err)
+			}
+			for name, steps := range map[string][]registry.RecipeStep{"describe": d.Steps, "run": res.Steps} {
+				if len(steps) != 4 {
+					t.Fatalf("%s: %d steps, want 4 (a hidden step keeps its place)", name, len(steps))
+				}
+				s := steps[1]
+				shown := s.Action == "g.acme" && s.Title == "then the acme one"
+				switch {
+				case tc.hidden && (shown || strings.Contains(s.Title+s.Note+s.Command+s.Action, "acme")):
+					t.Errorf("%s: step %+v names a capability the caller may not discover", name, s)
+				case tc.hidden && !strings.Contains(s.Title, "hidden"):
+					t.Errorf("%s: hidden step %+v does not say it is hidden", name, s)
+				case !tc.hidden && !shown:
+					t.Errorf("%s: step %+v, want the acme step", name, s)
+				}
+				if steps[0].Action != "g.open" || steps[2].Action != "g.secret" || steps[3].Command != "ls" {
+					t.Errorf("%s: the visible steps changed: %+v", name, steps)
+				}
+			}
+		})
+	}
+}
+
+var idInText = regexp.MustCompile(`[a-z0-9_]+(?:\.[a-z0-9_]+)+`)
+
+// TestDescribeNamesOnlyVisibleIDs: over the built-in registry, whose prose names other
+// capabilities (when_not_to_use "use maintenance.codex.diagnose", recipe steps), no
+// description a caller may read names a capability that caller may not discover.
+func TestDescribeNamesOnlyVisibleIDs(t *testing.T) {
+	e := open(t, engine.Options{})
+	ctx := context.Background()
+	snap := e.Snapshot()
+	named := 0
+	for _, tenant := range []string{"default", "acme", "other"} {
+		for _, scope := range []string{"", "dev", "ops", "finance", "manager", "support", "contractor", "maintainer", "analyst", "sales"} {
+			rc := registry.RuntimeContext{Tenant: tenant, User: "u", Session: "s"}
+			if scope != "" {
+				rc.Scopes = []string{scope}
+			}
+			for _, c := range snap.Caps {
+				d, err := e.Describe(ctx, c.ID, rc)
+				if err != nil {
+					continue
+				}
+				b, _ := json.Marshal(d)
+				for _, id := range idInText.FindAllString(string(b), -1) {
+					o, ok := snap.Get(id)
+					if !ok || o.ID == c.ID {
+						continue
+					}
+					named++
+					if _, err := e.Describe(ctx, id, rc); errors.Is(err, engine.ErrNotFound) {
+						t.Errorf("describe %s for %s/%v names %s, which it may not discover", c.ID, tenant, rc.Scopes, id)
+					}
+				}
+			}
+		}
+	}
+	if named == 0 {
+		t.Fatal("no description names another id: the test checks nothing")
 	}
 }

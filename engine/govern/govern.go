@@ -305,12 +305,19 @@ func (g *Governor) Run(ctx context.Context, rc *registry.RuntimeContext, req Run
 	a.res.Version = c.Version
 	a.res.SchemaDigest = registry.Digest(c)
 
-	// 2. only actions run; a recipe's steps are returned as describe shows them.
+	// 2. only actions run; a recipe's steps are returned as describe shows them (a step
+	// naming an action the caller may not discover is hidden).
 	if c.ResourceType != registry.TypeAction {
 		msg := fmt.Sprintf("%s is a %s, not an action: describe it and run one of its actions", id, c.ResourceType)
 		if c.ResourceType == registry.TypeRecipe {
 			msg = fmt.Sprintf("%s is a recipe, not an action: follow its steps (a step naming an action can be run by that id)", id)
-			a.res.Steps = c.Steps
+			a.res.Steps = policy.RedactSteps(c.Steps, func(id string) *registry.Capability {
+				s, err := g.opts.Definitions.Get(id, 0)
+				if err != nil { // absent, or a backend failure: hidden either way
+					return nil
+				}
+				return s
+			}, rc)
 		}
 		return a.refuse(ctx, ReasonNotRunnable, msg)
 	}
