@@ -79,7 +79,8 @@ func sortErrors(es LintErrors) {
 //
 //   - ids are well formed (ValidID) and unique, and so are their tool names (ToolName); the
 //     parent of a dotted id is a pack in caps;
-//   - version >= 1; title, owner, status and resource_type are present;
+//   - version >= 1; title, owner, status and resource_type are present; prose holds no
+//     control characters and is valid UTF-8 (a title, owner, alias or step title is one line);
 //   - enums are valid: resource_type, capability_type (CapabilityTypes), side_effect,
 //     risk_level, status, network_policy, handler.kind (go, exec, http), health.status;
 //   - an action has side_effect, risk_level, when_to_use, arguments_schema, output_schema
@@ -167,6 +168,7 @@ func (l *linter) capability(c *Capability, index int) {
 	}
 	l.required(c, "title", c.Title)
 	l.required(c, "owner", c.Owner)
+	l.text(c)
 	switch c.Status {
 	case StatusActive, StatusDeprecated, StatusOffline:
 	case "":

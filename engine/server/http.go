@@ -209,8 +209,8 @@ func rcOf(r *http.Request) (registry.RuntimeContext, *caller) {
 }
 
 func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
-	var req registry.SearchRequest
-	if !decodeBody(w, r, &req) {
+	req, ok := decodeSearch(w, r)
+	if !ok {
 		return
 	}
 	if wantsEventStream(r) {
@@ -227,11 +227,25 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleSearchStream(w http.ResponseWriter, r *http.Request) {
-	var req registry.SearchRequest
-	if !decodeBody(w, r, &req) {
+	req, ok := decodeSearch(w, r)
+	if !ok {
 		return
 	}
 	s.streamSearch(w, r, req)
+}
+
+// decodeSearch reads a search body (400 for a limit that is not an integer in 1..10).
+func decodeSearch(w http.ResponseWriter, r *http.Request) (registry.SearchRequest, bool) {
+	var body searchBody
+	if !decodeBody(w, r, &body) {
+		return registry.SearchRequest{}, false
+	}
+	req, err := body.request()
+	if err != nil {
+		writeError(w, r, http.StatusBadRequest, "invalid_request", err.Error())
+		return req, false
+	}
+	return req, true
 }
 
 // streamSearch answers with Server-Sent Events: "event: partial" for each partial ranking,
@@ -426,8 +440,12 @@ func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) {
 	w.Write(openAPIDocument)
 }
 
-// readBody reads the whole (size-limited) body: 413 past the limit.
+// readBody reads the whole (size-limited) body: 415 unless it is declared
+// application/json, 413 past the limit.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if !checkContentType(w, r) {
+		return nil, false
+	}
 	b, err := io.ReadAll(r.Body)
 	if err != nil {
 		var mbe *http.MaxBytesError
@@ -450,10 +468,11 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
 	return decodeStrict(w, r, b, v)
 }
 
-// decodeStrict decodes exactly one JSON value from b into v: unknown fields, trailing data
-// and syntax errors are 400s whose message names the byte offset.
+// decodeStrict decodes exactly one JSON object from b into v: another kind of value,
+// unknown fields, trailing data and syntax errors are 400s whose message names the byte
+// offset.
 func decodeStrict(w http.ResponseWriter, r *http.Request, b []byte, v any) bool {
-	if err := strictJSON(b, v); err != nil {
+	if err := strictJSON(b, v, "body"); err != nil {
 		code := "malformed_json"
 		if strings.Contains(err.Error(), "unknown field") {
 			code = "unknown_field"
@@ -464,10 +483,14 @@ func decodeStrict(w http.ResponseWriter, r *http.Request, b []byte, v any) bool 
 	return true
 }
 
-// strictJSON is decodeStrict's decoder.
-func strictJSON(b []byte, v any) error {
-	if len(bytes.TrimSpace(b)) == 0 {
-		return errors.New("empty body: want a JSON object")
+// strictJSON is decodeStrict's decoder; what names b in messages ("body", "arguments").
+func strictJSON(b []byte, v any, what string) error {
+	t := bytes.TrimSpace(b)
+	if len(t) == 0 {
+		return fmt.Errorf("empty %s: want a JSON object", what)
+	}
+	if t[0] != '{' {
+		return fmt.Errorf("malformed JSON at byte offset %d: %s must be a JSON object, got %s", len(b)-len(bytes.TrimLeft(b, " \t\r\n")), what, jsonValueKind(t[0]))
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -480,7 +503,7 @@ func strictJSON(b []byte, v any) error {
 		case errors.As(err, &te):
 			field := te.Field
 			if field == "" {
-				field = "the body"
+				field = "the " + what
 			}
 			return fmt.Errorf("malformed JSON at byte offset %d: %s must be %s, not a JSON %s", te.Offset, field, jsonKind(te.Type.String()), te.Value)
 		case errors.Is(err, io.ErrUnexpectedEOF):
@@ -503,7 +526,9 @@ func jsonKind(goType string) string {
 		return "an array"
 	case goType == "string" || strings.HasPrefix(goType, "registry."):
 		return "a string"
-	case strings.HasPrefix(goType, "int") || strings.HasPrefix(goType, "uint") || strings.HasPrefix(goType, "float"):
+	case strings.HasPrefix(goType, "int") || strings.HasPrefix(goType, "uint"):
+		return "an integer"
+	case strings.HasPrefix(goType, "float"):
 		return "a number"
 	case goType == "bool":
 		return "a boolean"
@@ -519,7 +544,7 @@ type ErrorBody struct {
 // ErrorDetail is an error's code and message.
 type ErrorDetail struct {
 	// Code is a stable code: malformed_json, unknown_field, invalid_request, body_too_large,
-	// unauthorized, forbidden, not_found, conflict, method_not_allowed, overloaded,
+	// unsupported_media_type, unauthorized, forbidden, not_found, conflict, method_not_allowed, overloaded,
 	// unavailable, internal.
 	Code    string `json:"code"`
 	Message string `json:"message"`

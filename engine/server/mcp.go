@@ -196,7 +196,7 @@ type searchArgs struct {
 	Within        string                  `json:"within,omitempty"`
 	Types         []registry.ResourceType `json:"types,omitempty"`
 	SideEffectMax registry.SideEffect     `json:"side_effect_max,omitempty"`
-	Limit         int                     `json:"limit,omitempty"`
+	Limit         json.RawMessage         `json:"limit,omitempty"`
 }
 
 func (sess *mcpSession) search(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -204,9 +204,15 @@ func (sess *mcpSession) search(ctx context.Context, req *mcp.CallToolRequest) (*
 	if err := toolArgs(req, &a); err != nil {
 		return nil, err
 	}
-	resp, err := sess.s.search(ctx, registry.SearchRequest{
-		Query: a.Query, Within: a.Within, Types: a.Types, SideEffectMax: a.SideEffectMax, Limit: a.Limit,
-	}, sess.rc(req))
+	sr := registry.SearchRequest{Query: a.Query, Within: a.Within, Types: a.Types, SideEffectMax: a.SideEffectMax}
+	if len(a.Limit) > 0 {
+		n, err := parseLimit(a.Limit)
+		if err != nil {
+			return nil, err
+		}
+		sr.Limit = n
+	}
+	resp, err := sess.s.search(ctx, sr, sess.rc(req))
 	if err != nil {
 		return nil, err
 	}
@@ -453,7 +459,7 @@ func toolArgs(req *mcp.CallToolRequest, v any) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = []byte("{}")
 	}
-	if err := strictJSON(raw, v); err != nil {
+	if err := strictJSON(raw, v, "arguments"); err != nil {
 		return fmt.Errorf("%w: arguments: %v", engine.ErrInvalidRequest, err)
 	}
 	return nil
