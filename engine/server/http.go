@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"mime"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -147,19 +148,53 @@ func (s *Server) observe(next http.Handler, mux *http.ServeMux) http.Handler {
 	})
 }
 
-// limitBody bounds every request body (413 past it).
+// limitBody bounds every request body: its size (413 past it) and the time to read it
+// (limits.read_timeout; see deadlineBody).
 func (s *Server) limitBody(next http.Handler) http.Handler {
 	max := s.cfg.Limits.MaxBodyBytes
+	readTimeout := s.cfg.Limits.ReadTimeout.D()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > max {
 			writeError(w, r, http.StatusRequestEntityTooLarge, "body_too_large", fmt.Sprintf("request body of %d bytes exceeds the limit of %d bytes", r.ContentLength, max))
 			return
 		}
-		if r.Body != nil {
+		if r.Body != nil && r.Body != http.NoBody {
 			r.Body = http.MaxBytesReader(w, r.Body, max)
+			if readTimeout > 0 {
+				rc := http.NewResponseController(w)
+				if rc.SetReadDeadline(time.Now().Add(readTimeout)) == nil {
+					r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
+				}
+			}
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// deadlineBody lifts the connection's read deadline once the body has been read (or failed):
+// http.Server's ReadTimeout would instead stay on the connection while the handler answers,
+// and its background read would cancel a run or an event stream that lasts longer.
+type deadlineBody struct {
+	io.ReadCloser
+	rc   *http.ResponseController
+	done bool
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && !b.done {
+		b.done = true
+		if !isTimeout(err) {
+			_ = b.rc.SetReadDeadline(time.Time{}) // the connection is gone if this fails
+		}
+	}
+	return n, err
+}
+
+// isTimeout reports whether err is a read deadline passing.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // authenticate resolves the API key to a caller; without a valid key only the public
@@ -453,6 +488,11 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 			writeError(w, r, http.StatusRequestEntityTooLarge, "body_too_large", fmt.Sprintf("request body exceeds the limit of %d bytes", mbe.Limit))
 			return nil, false
 		}
+		if isTimeout(err) {
+			w.Header().Set("Connection", "close")
+			writeError(w, r, http.StatusRequestTimeout, "request_timeout", fmt.Sprintf("the body was not received within limits.read_timeout (%d of %d bytes read)", len(b), r.ContentLength))
+			return nil, false
+		}
 		writeError(w, r, http.StatusBadRequest, "bad_request", "reading the body: "+err.Error())
 		return nil, false
 	}
@@ -544,7 +584,7 @@ type ErrorBody struct {
 // ErrorDetail is an error's code and message.
 type ErrorDetail struct {
 	// Code is a stable code: malformed_json, unknown_field, invalid_request, body_too_large,
-	// unsupported_media_type, unauthorized, forbidden, not_found, conflict, method_not_allowed, overloaded,
+	// request_timeout, unsupported_media_type, unauthorized, forbidden, not_found, conflict, method_not_allowed, overloaded,
 	// unavailable, internal.
 	Code    string `json:"code"`
 	Message string `json:"message"`

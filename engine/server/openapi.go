@@ -277,7 +277,7 @@ func openAPI() m {
 		}),
 		"ErrorBody": object("Every error answer.", false, m{"error": ref("ErrorDetail")}, "error"),
 		"ErrorDetail": object("An error.", false, m{
-			"code":       enum("Stable code.", "malformed_json", "unknown_field", "invalid_request", "bad_request", "body_too_large", "unsupported_media_type", "unauthorized", "forbidden", "not_found", "conflict", "method_not_allowed", "overloaded", "unavailable", "internal"),
+			"code":       enum("Stable code.", "malformed_json", "unknown_field", "invalid_request", "bad_request", "body_too_large", "request_timeout", "unsupported_media_type", "unauthorized", "forbidden", "not_found", "conflict", "method_not_allowed", "overloaded", "unavailable", "internal"),
 			"message":    str("What is wrong, for people."),
 			"request_id": str("The request's X-Request-ID."),
 		}, "code", "message"),

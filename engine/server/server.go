@@ -194,7 +194,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: s.cfg.Limits.ReadHeaderTimeout.D(),
-		IdleTimeout:       2 * time.Minute,
+		IdleTimeout:       s.cfg.Limits.IdleTimeout.D(),
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
