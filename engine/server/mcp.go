@@ -498,14 +498,16 @@ func (s *Server) ServeMCP(ctx context.Context, t mcp.Transport) error {
 }
 
 // ServeStdio serves MCP on in and out, newline-delimited JSON-RPC (capdex mcp passes its
-// stdin and stdout). It returns when in ends or ctx is done.
+// stdin and stdout). A malformed line is answered with a JSON-RPC error and skipped (see
+// lineTransport); a line is at most limits.max_mcp_line_bytes. It returns when in ends or
+// ctx is done.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	return s.ServeMCP(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
+	max := s.cfg.Limits.MaxMCPLineBytes
+	if max <= 0 {
+		max = DefaultMaxMCPLineBytes
+	}
+	return s.ServeMCP(ctx, &lineTransport{in: in, out: out, maxLine: max, log: s.log.With("component", "mcp")})
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // sessionHolder lets the two getServer calls the SDK makes for one request share the
 // session it creates.
