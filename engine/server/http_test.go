@@ -198,6 +198,7 @@ func TestSearchStreamSSE(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			req, _ := http.NewRequest("POST", ts.url+tt.path, strings.NewReader(`{"query": "`+codexQuery+`"}`))
 			req.Header.Set("Authorization", "Bearer "+devKey)
+			req.Header.Set("Content-Type", "application/json")
 			for _, h := range tt.headers {
 				k, v, _ := strings.Cut(h, ": ")
 				req.Header.Set(k, v)
