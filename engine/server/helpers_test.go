@@ -43,8 +43,6 @@ var leakOptions = []goleak.Option{
 	goleak.IgnoreTopFunction("github.com/golang/glog.(*fileSink).flushDaemon"),
 	// ristretto's package-level allocator pool (Badger's cache) runs for the process.
 	goleak.IgnoreTopFunction("github.com/dgraph-io/ristretto/v2/z.(*AllocatorPool).freeupAllocators"),
-	// Badger's oracle watermark loops end a moment after DB.Close returns.
-	goleak.IgnoreAnyFunction("github.com/dgraph-io/badger/v4/y.(*WaterMark).process"),
 	// opencensus (through Badger) starts its stats worker in an init function.
 	goleak.IgnoreTopFunction("go.opencensus.io/stats/view.(*worker).start"),
 }
