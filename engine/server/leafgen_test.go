@@ -73,3 +73,32 @@ func TestLeafToolsFollowGenerations(t *testing.T) {
 		t.Errorf("the kept leaf: %v", res)
 	}
 }
+
+// TestLeafToolNamesDoNotCollide: x.y_z and x.y.z were both the leaf tool x__y_z, so after
+// describing both, calling one ran the other. Each now has its own tool and runs itself.
+func TestLeafToolNamesDoNotCollide(t *testing.T) {
+	ts := startServer(t, serverSetup{})
+	pack := map[string]any{"pack_id": "demo.y", "version": 1, "resource_type": "pack", "title": "Y", "owner": "test-team", "status": "active"}
+	if r := ts.call(t, "PUT", "/v1/capabilities/demo.y", adminKey, pack); r.status != 200 {
+		t.Fatalf("PUT demo.y: %d %s", r.status, r.body)
+	}
+	for _, id := range []string{"demo.y_z", "demo.y.z"} {
+		if r := ts.call(t, "PUT", "/v1/capabilities/"+id, adminKey, testAction(id, 1, "Action "+id)); r.status != 200 {
+			t.Fatalf("PUT %s: %d %s", id, r.status, r.body)
+		}
+	}
+	a := connectHTTP(t, ts.url, devKey, nil)
+	for _, id := range []string{"demo.y_z", "demo.y.z"} {
+		a.drainChanged()
+		if res, isErr := a.callTool(t, ToolDescribe, map[string]any{"resource_id": id}); isErr {
+			t.Fatalf("describe %s: %v", id, res)
+		}
+		a.waitListChanged(t)
+	}
+	for _, id := range []string{"demo.y_z", "demo.y.z"} {
+		res, isErr := a.callTool(t, registry.ToolName(id), map[string]any{"message": "hi"})
+		if isErr || res["id"] != id {
+			t.Errorf("leaf %s ran %v (isError=%v), want %s", registry.ToolName(id), res["id"], isErr, id)
+		}
+	}
+}
