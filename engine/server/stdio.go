@@ -68,7 +68,6 @@ func (c *lineConn) readLoop(in io.Reader, maxLine int) {
 		case line != nil && len(line)+len(chunk) <= maxLine+2:
 			line = append(line, chunk...)
 		default: // too long: skip to the end of the line
-			line = line[:0]
 			if !c.skipLine(br, err) {
 				return
 			}
