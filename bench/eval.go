@@ -188,6 +188,12 @@ func ReadJSONL[T any](path string) ([]T, error) {
 // EvalTools imports a flat catalogue (../shared/eval format) into a temporary in-memory
 // engine and scores its labelled queries, matching labels by the catalogue's original ids.
 func EvalTools(ctx context.Context, toolsPath, queriesPath string, opts Options) (*Report, error) {
+	return EvalToolsWith(ctx, toolsPath, queriesPath, engine.Options{}, opts)
+}
+
+// EvalToolsWith is EvalTools on an engine opened with eo (its Seed, Dir and NoSync
+// replaced: the engine is in memory, seeded with the catalogue).
+func EvalToolsWith(ctx context.Context, toolsPath, queriesPath string, eo engine.Options, opts Options) (*Report, error) {
 	f, err := os.Open(toolsPath)
 	if err != nil {
 		return nil, err
@@ -201,7 +207,8 @@ func EvalTools(ctx context.Context, toolsPath, queriesPath string, opts Options)
 	if err != nil {
 		return nil, err
 	}
-	e, err := engine.Open(ctx, engine.Options{Seed: caps, NoSync: true})
+	eo.Seed, eo.NoSync, eo.Dir = caps, true, ""
+	e, err := engine.Open(ctx, eo)
 	if err != nil {
 		return nil, err
 	}
