@@ -43,3 +43,13 @@ func (e *Engine) SearchVariant(ctx context.Context, req registry.SearchRequest, 
 
 // Weights returns the fusion weights the engine uses.
 func (e *Engine) Weights() rank.Weights { return e.weights }
+
+// FusionMethodWeights returns the default weights of a fusion method: "score" (the
+// default, rank.DefaultWeights) or "rrf" (weighted RRF with the weights of seed 000 §15,
+// rank.SeedWeights). An empty method is "score".
+func FusionMethodWeights(method string) (rank.Weights, error) {
+	if method == "" {
+		method = rank.MethodScore
+	}
+	return rank.MethodWeights(method)
+}

@@ -24,6 +24,7 @@ func cmdEval(ctx context.Context, env *cliEnv, args []string) error {
 	perQuery := fs.String("per-query", "", "write every query's ranking to this file (JSON Lines)")
 	noPer := fs.Bool("no-per-retriever", false, "skip scoring each retriever alone")
 	ablate := fs.Bool("ablate", false, "print the ablation table instead: each retriever alone, the fused ranking without each retriever, without rerank, without diversification, and each fusion method")
+	embedder := registerEmbedder(fs)
 	fusion := fs.String("fusion", "", "fusion method: rrf (weighted RRF, seed weights) or score (default: the engine's)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -42,6 +43,9 @@ func cmdEval(ctx context.Context, env *cliEnv, args []string) error {
 			return badInput("--fusion: %v", err)
 		}
 		eo.Weights = &w
+	}
+	if err := applyEmbedder(env, &eo, *embedder, c.verbose); err != nil {
+		return err
 	}
 	if *ablate {
 		return evalAblate(ctx, env, &c, eo, *tools, *queries, *cases, *reg)
