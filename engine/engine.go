@@ -94,7 +94,7 @@ type Engine struct {
 	thresh    atomic.Pointer[rank.Thresholds]
 	embedder  embed.Embedder
 	progress  *progressEmbedder // set with Options.EmbedProgress and a dense embedder
-	inline    uint16 // actors.Job.Inline of every search (inlineKinds)
+	inline    uint16            // actors.Job.Inline of every search (inlineKinds)
 	// busy counts the searches in progress, from preparation to answer: a search alone
 	// may be helped by its caller (actors.Job.Alone).
 	busy atomic.Int32
