@@ -18,7 +18,7 @@ import (
 const DefaultHashedDim = 1 << 18
 
 // hashedVersion is part of Hashed.ID; bump it whenever features or weights change.
-const hashedVersion = "v2"
+const hashedVersion = "v1"
 
 // Feature weights of Hashed, before sublinear term frequency and L2 normalisation.
 const (
@@ -33,9 +33,6 @@ const (
 	// weightConcept weighs each concept of the bilingual lexicon: the bridge between
 	// languages and synonyms, so it weighs more than any surface feature.
 	weightConcept = 2.5
-	// weightSynonym weighs each WordNet group of a word (synonyms.go): "paper" and
-	// "document" meet through theirs.
-	weightSynonym = 0.7
 )
 
 // N-gram lengths, in runes, of a word wrapped in boundary marks ("<word>").
@@ -53,7 +50,6 @@ const (
 	nsWord    = 'w'
 	nsCJK     = 'c'
 	nsConcept = 'k'
-	nsSynonym = 's'
 )
 
 // Hashed is the default offline embedder: hashed character n-grams of folded words (3 to
@@ -72,8 +68,6 @@ type Hashed struct {
 	id   string
 	// conceptBuckets returns the bucket of every default-lexicon concept, by concept id.
 	conceptBuckets func() []uint32
-	// synonymBuckets returns the bucket of every WordNet group, by group number.
-	synonymBuckets func() []uint32
 }
 
 // NewHashed returns a Hashed embedder of DefaultHashedDim dimensions.
@@ -97,17 +91,10 @@ func NewHashedDim(dim int) *Hashed {
 		}
 		return b
 	})
-	h.synonymBuckets = sync.OnceValue(func() []uint32 {
-		b := make([]uint32, numSynonymGroups())
-		for g := range b {
-			b[g] = h.bucket(nsSynonym, strconv.Itoa(g))
-		}
-		return b
-	})
 	return h
 }
 
-// ID is "hashed-v2-<dim>"; the version changes whenever features or weights change.
+// ID is "hashed-v1-<dim>"; the version changes whenever features or weights change.
 func (h *Hashed) ID() string { return h.id }
 
 // Dim is the number of hash buckets.
@@ -181,12 +168,6 @@ func (h *Hashed) embedSparse(dst SparseVector, s string, exact bool) SparseVecto
 		case kind == text.KindWord:
 			feats = append(feats, mkFeat(h.bucket(nsWord, key), weightWord))
 			feats = h.gramFeatures(feats, st, st.sc.Bytes())
-			if gs := synonymGroups()[key]; len(gs) > 0 {
-				sb := h.synonymBuckets()
-				for _, g := range gs {
-					feats = append(feats, mkFeat(sb[g], weightSynonym))
-				}
-			}
 		case kind == text.KindJoined:
 			feats = append(feats, mkFeat(h.bucket(nsWord, key), weightWord))
 		}
