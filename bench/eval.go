@@ -185,14 +185,9 @@ func ReadJSONL[T any](path string) ([]T, error) {
 	return out, sc.Err()
 }
 
-// EvalTools imports a flat catalogue (../shared/eval format) into a temporary in-memory
-// engine and scores its labelled queries, matching labels by the catalogue's original ids.
-func EvalTools(ctx context.Context, toolsPath, queriesPath string, opts Options) (*Report, error) {
-	return EvalToolsWith(ctx, toolsPath, queriesPath, engine.Options{}, opts)
-}
-
-// EvalToolsWith is EvalTools on an engine opened with eo (its Seed, Dir and NoSync
-// replaced: the engine is in memory, seeded with the catalogue).
+// EvalToolsWith imports a flat catalogue (../shared/eval format) into a temporary in-memory
+// engine opened with eo (its Seed, Dir and NoSync replaced) and scores its labelled queries,
+// matching labels by the catalogue's original ids.
 func EvalToolsWith(ctx context.Context, toolsPath, queriesPath string, eo engine.Options, opts Options) (*Report, error) {
 	f, err := os.Open(toolsPath)
 	if err != nil {
