@@ -25,8 +25,8 @@ type Variant struct {
 	NoDiversify bool
 }
 
-// skips reports whether the variant leaves retriever name out (a nil variant skips none).
-func (v *Variant) skips(name string) bool { return v != nil && slices.Contains(v.Skip, name) }
+// skips reports whether the variant leaves retriever k out (a nil variant skips none).
+func (v *Variant) skips(k index.Kind) bool { return v != nil && slices.Contains(v.Skip, k.String()) }
 
 // SearchVariant is Search with the pipeline changed by v. It is for evaluation and tuning:
 // the policy pre-filter and every other rule of Search still apply.
