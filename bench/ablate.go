@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"text/tabwriter"
+	"time"
 
 	"github.com/capdex/capdex/engine"
 	"github.com/capdex/capdex/registry"
@@ -32,6 +33,9 @@ type AblationRow struct {
 	// Partial is the share of searches answered partially (a retriever timed out or
 	// failed); rows of retrievers alone are never partial.
 	Partial float64 `json:"partial_rate"`
+	// LatencyP50US is the median wall time of one search (or one retriever call, for the
+	// rows of retrievers alone), in microseconds: what the row's pipeline costs.
+	LatencyP50US int64 `json:"latency_p50_us"`
 }
 
 // AblationReport is the ablation of one query set.
@@ -136,12 +140,14 @@ func Ablate(ctx context.Context, e *engine.Engine, qs []AblationQuery, opts Abla
 	step := 0
 	for _, r := range rows {
 		var r1, r5, r10, n5, n10, mrr, partial float64
+		lat := make([]time.Duration, 0, len(valid))
 		for _, q := range valid {
 			bar.step(step)
 			step++
 			req := q.Request
 			req.Limit = opts.Limit
 			var ids []string
+			start := time.Now()
 			switch {
 			case r.alone != "":
 				caps, err := e.Probe(ctx, r.alone, req, q.RC)
@@ -169,6 +175,7 @@ func Ablate(ctx context.Context, e *engine.Engine, qs []AblationQuery, opts Abla
 					ids = append(ids, m.ResourceID)
 				}
 			}
+			lat = append(lat, time.Since(start))
 			rk := make(Ranking, len(ids))
 			for i, id := range ids {
 				rk[i] = opts.Label(id)
@@ -183,7 +190,7 @@ func Ablate(ctx context.Context, e *engine.Engine, qs []AblationQuery, opts Abla
 		n := float64(max(len(valid), 1))
 		r6 := func(v float64) float64 { return math.Round(v/n*1e6) / 1e6 }
 		rep.Rows = append(rep.Rows, AblationRow{Name: r.name, Recall1: r6(r1), Recall5: r6(r5), Recall10: r6(r10),
-			NDCG5: r6(n5), NDCG10: r6(n10), MRR: r6(mrr), Partial: r6(partial)})
+			NDCG5: r6(n5), NDCG10: r6(n10), MRR: r6(mrr), Partial: r6(partial), LatencyP50US: percentile(lat, 0.5)})
 	}
 	bar.done()
 	return rep, nil
@@ -193,15 +200,15 @@ func Ablate(ctx context.Context, e *engine.Engine, qs []AblationQuery, opts Abla
 // recall@5 and nDCG@5 relative to the fused search.
 func PrintAblation(w io.Writer, title string, r *AblationReport) {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "%s (%d queries)\tR@1\tR@5\tR@10\tnDCG@5\tnDCG@10\tMRR\tΔR@5\tΔnDCG@5\tpartial\n", title, r.Queries)
+	fmt.Fprintf(tw, "%s (%d queries)\tR@1\tR@5\tR@10\tnDCG@5\tnDCG@10\tMRR\tΔR@5\tΔnDCG@5\tpartial\tp50 µs\n", title, r.Queries)
 	fused := r.Row("fused")
 	for _, x := range r.Rows {
 		dr, dn := "", ""
 		if fused != nil && x.Name != "fused" {
 			dr, dn = fmt.Sprintf("%+.3f", x.Recall5-fused.Recall5), fmt.Sprintf("%+.3f", x.NDCG5-fused.NDCG5)
 		}
-		fmt.Fprintf(tw, "  %s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%s\t%s\t%.3f\n", x.Name, x.Recall1, x.Recall5, x.Recall10,
-			x.NDCG5, x.NDCG10, x.MRR, dr, dn, x.Partial)
+		fmt.Fprintf(tw, "  %s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%s\t%s\t%.3f\t%d\n", x.Name, x.Recall1, x.Recall5, x.Recall10,
+			x.NDCG5, x.NDCG10, x.MRR, dr, dn, x.Partial, x.LatencyP50US)
 	}
 	tw.Flush()
 }

@@ -24,8 +24,8 @@ func TestEvalAblate(t *testing.T) {
 			t.Errorf("row %d is %q, want %q", i, r.Name, want[i])
 		}
 	}
-	if f := rep.Row("fused"); f == nil || f.MRR != 1 || rep.Queries == 0 {
-		t.Errorf("fused %+v over %d queries, want MRR 1", f, rep.Queries)
+	if f := rep.Row("fused"); f == nil || f.MRR != 1 || rep.Queries == 0 || f.LatencyP50US <= 0 {
+		t.Errorf("fused %+v over %d queries, want MRR 1 and a latency", f, rep.Queries)
 	}
 	if a := rep.Row("alone:lexical"); a == nil || a.MRR >= 1 {
 		t.Errorf("lexical alone %+v: the seed cases need more than one retriever", a)
