@@ -69,11 +69,15 @@ func embedProgress(w io.Writer, verbose bool) func(done, total int) {
 		return nil
 	}
 	var mu sync.Mutex
-	start, quarter := time.Now(), 0
+	start, quarter, ended := time.Now(), 0, false
 	return func(done, total int) {
 		mu.Lock()
 		defer mu.Unlock()
 		total = max(total, done, 1)
+		if ended {
+			return
+		}
+		ended = done == total
 		const width = 30
 		n := done * width / total
 		switch {
