@@ -74,8 +74,11 @@ func embedProgress(w io.Writer, verbose bool) func(done, total int) {
 		mu.Lock()
 		defer mu.Unlock()
 		total = max(total, done, 1)
-		if ended {
-			return
+		if ended && done == total {
+			return // the end of this build is drawn already
+		}
+		if ended { // a later build (a registry reload)
+			start, quarter = time.Now(), 0
 		}
 		ended = done == total
 		const width = 30

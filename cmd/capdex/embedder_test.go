@@ -22,4 +22,10 @@ func TestEmbedProgress(t *testing.T) {
 	if len(lines) != 4 || !strings.HasPrefix(lines[3], "embedding capabilities: 1000/1000") {
 		t.Errorf("lines:\n%s", b.String())
 	}
+	b.Reset()
+	p(10, 20) // a later build
+	p(20, 20)
+	if got := strings.Count(b.String(), "\n"); got != 2 {
+		t.Errorf("a later build drew %d lines:\n%s", got, b.String())
+	}
 }
