@@ -107,6 +107,14 @@ func Open(ctx context.Context, cfg *Config, opts Options) (*Server, error) {
 
 	eo := c.EngineOptions()
 	eo.Logger = log
+	if c.Embedder != (EmbedderConfig{}) {
+		emb, err := engine.OpenEmbedder(c.Embedder.Spec())
+		if err != nil {
+			return nil, fmt.Errorf("embedder: %w", err)
+		}
+		eo.Embedder = emb
+		log.Info("semantic retriever embedder", "id", emb.ID())
+	}
 	if opts.EngineOptions != nil {
 		opts.EngineOptions(&eo)
 	}
