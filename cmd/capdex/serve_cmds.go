@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"net"
 
+	"github.com/capdex/capdex/engine"
 	"github.com/capdex/capdex/engine/server"
 )
 
 // daemonFlags are the flags of serve and mcp.
 type daemonFlags struct {
-	config, home, addr, logLevel string
-	noExamples                   bool
+	config, home, addr, logLevel, embedder string
+	noExamples                             bool
 }
 
 // loadDaemonConfig reads the configuration (file, environment) and applies the flags.
@@ -41,6 +42,13 @@ func loadDaemonConfig(f *daemonFlags) (*server.Config, error) {
 			return nil, err
 		}
 	}
+	spec, ok, err := flagSpec(f.embedder)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		cfg.Embedder = server.EmbedderConfig{Kind: spec.Kind, Path: spec.Path, URL: spec.URL, Model: spec.Model, APIKeyEnv: spec.APIKeyEnv}
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, usageError{err}
 	}
@@ -55,6 +63,7 @@ func cmdServe(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringVar(&f.home, "home", "", "data directory (default data_dir, $CAPDEX_HOME, else the user's data directory)")
 	fs.StringVar(&f.logLevel, "log-level", "", "debug, info, warn or error (default log_level, else info)")
 	fs.BoolVar(&f.noExamples, "no-examples", false, "a new data directory starts without the demo registry (default: examples, else false with registry_dirs or upstreams; $CAPDEX_EXAMPLES)")
+	fs.StringVar(&f.embedder, "embedder", "", embedderUsage+" (default: the configuration's embedder)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -67,7 +76,7 @@ func cmdServe(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	log := cfg.NewLogger(env.stderr)
-	srv, err := server.Open(ctx, cfg, server.Options{Logger: log})
+	srv, err := server.Open(ctx, cfg, server.Options{Logger: log, EngineOptions: daemonProgress(env, cfg)})
 	if err != nil {
 		return err
 	}
@@ -90,6 +99,7 @@ func cmdMCP(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringVar(&f.home, "home", "", "data directory (default data_dir, $CAPDEX_HOME, else the user's data directory)")
 	fs.StringVar(&f.logLevel, "log-level", "", "debug, info, warn or error; logs go to stderr (default log_level, else info)")
 	fs.BoolVar(&f.noExamples, "no-examples", false, "a new data directory starts without the demo registry (default: examples, else false with registry_dirs or upstreams; $CAPDEX_EXAMPLES)")
+	fs.StringVar(&f.embedder, "embedder", "", embedderUsage+" (default: the configuration's embedder)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -101,10 +111,23 @@ func cmdMCP(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	srv, err := server.Open(ctx, cfg, server.Options{Logger: cfg.NewLogger(env.stderr), StdioOnly: true})
+	srv, err := server.Open(ctx, cfg, server.Options{Logger: cfg.NewLogger(env.stderr), StdioOnly: true, EngineOptions: daemonProgress(env, cfg)})
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
 	return srv.ServeStdio(ctx, env.stdin, env.stdout)
+}
+
+// daemonProgress draws the first embedding of the catalogue on stderr (when a terminal, or
+// at log level debug) for a configured embedder.
+func daemonProgress(env *cliEnv, cfg *server.Config) func(*engine.Options) {
+	if cfg.Embedder == (server.EmbedderConfig{}) {
+		return nil
+	}
+	p := embedProgress(env.stderr, cfg.LogLevel == "debug")
+	if p == nil {
+		return nil
+	}
+	return func(o *engine.Options) { o.EmbedProgress = p }
 }
