@@ -33,7 +33,7 @@
 //
 // A search hit never grants a permission: Run checks the gates again with the real
 // arguments. Run refusals are RunResults with a reason code (not_found, not_runnable,
-// version_mismatch, invalid_arguments, forbidden, confirmation_required,
+// unavailable (health down, such as an upstream MCP server not connected), version_mismatch, invalid_arguments, forbidden, confirmation_required,
 // invalid_confirmation, timed_out, handler_failed, invalid_output), not errors. For a
 // capability the caller may not see (offline and disabled ones included) Run answers the
 // code and message Describe answers.
