@@ -23,6 +23,7 @@ func cmdEval(ctx context.Context, env *cliEnv, args []string) error {
 	reg := fs.String("registry", "", "with --cases: a registry directory instead of the built-in registry")
 	perQuery := fs.String("per-query", "", "write every query's ranking to this file (JSON Lines)")
 	noPer := fs.Bool("no-per-retriever", false, "skip scoring each retriever alone")
+	fbFile, split, noReplay := feedbackFlags(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -34,6 +35,9 @@ func cmdEval(ctx context.Context, env *cliEnv, args []string) error {
 		return badInput("give --tools and --queries, or --cases")
 	}
 	opts := bench.Options{PerRetriever: !*noPer, Progress: env.stderr}
+	if err := setFeedback(&opts, *fbFile, *split, *noReplay, *cases != ""); err != nil {
+		return err
+	}
 	if *perQuery != "" {
 		f, err := os.Create(*perQuery)
 		if err != nil {
@@ -98,6 +102,7 @@ func printReport(w io.Writer, r *bench.Report) {
 	fmt.Fprintf(tw, "latency p50 / p95\t%d µs / %d µs\n", r.LatencyP50US, r.LatencyP95US)
 	fmt.Fprintf(tw, "partial rate\t%s\n", f(r.PartialRate))
 	fmt.Fprintf(tw, "avg candidates / returned\t%s / %s\n", f(r.AvgCandidates), f(r.AvgReturned))
+	printFeedback(tw, r.Feedback, f)
 	names := make([]string, 0, len(r.PerRetriever))
 	for n := range r.PerRetriever {
 		names = append(names, n)

@@ -97,6 +97,9 @@ func retrieverIndex(name string) int {
 	return x
 }
 
+// historyIndex is History's retrieverIndex.
+const historyIndex = 5
+
 // byIndex returns the weights in retrieverIndex order.
 func (w Weights) byIndex() [numRetrievers]float64 {
 	return [numRetrievers]float64{w.Exact, w.Lexical, w.Semantic, w.Metadata, w.Hierarchy, w.History}
@@ -155,6 +158,11 @@ func Fuse(cands []Candidate, w Weights) {
 				}
 				r.seen = true
 			}
+		}
+		// History scores are absolute strengths in 0..1 (index: the history retriever): its
+		// list is scaled against 1, not against its best, so a weak vote stays weak.
+		if h := &ranges[historyIndex]; h.seen {
+			h.top, h.floor = max(h.top, 1), 0
 		}
 	}
 	wts := w.byIndex()
