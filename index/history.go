@@ -12,7 +12,8 @@ var historyMatched = []string{"history"}
 // (Options.History, id → decayed weight u) and the votes of the tenant's past successful
 // sessions like the query (Options.Feedback, strength v in 0..1), strongest first. Scores
 // are absolute strengths in 0..1, which fusion does not rescale: a use weight u counts as
-// 1 − 2^−u (one use ½, two ¾), and a document with both counts 1 − (1−use)(1−v). A vote's
+// UseShare·(1 − 2^−u) (one use ⅙, many up to ⅓), and a document with both counts
+// 1 − (1−use)(1−v). A vote's
 // evidence names how many sessions are behind it, never their queries. It is a weak signal;
 // without either source it finds nothing.
 func (g *Generation) retrieveHistory(q *Query, allow *roaring.Bitmap, limit int) []Hit {
@@ -98,8 +99,14 @@ func (g *Generation) topUses(uses map[string]float64, allow *roaring.Bitmap, lim
 	return hitsOf(s.top.best(), func(uint32) []string { return historyMatched })
 }
 
-// useStrength maps a decayed use weight to a strength in 0..1: 1 − 2^−u.
-func useStrength(u float64) float64 { return -math.Expm1(-u * math.Ln2) }
+// UseShare is the most a caller's own past uses give a document of the history
+// retriever's strength: their query-independent prior counts a third of what the tenant's
+// sessions like the query can give, so that at the default history weight (1.2) it stays
+// within the 0.4 it had as a retriever of its own.
+const UseShare = 1.0 / 3
+
+// useStrength maps a decayed use weight to a strength in 0..UseShare: UseShare·(1 − 2^−u).
+func useStrength(u float64) float64 { return -UseShare * math.Expm1(-u*math.Ln2) }
 
 // orStrength joins two independent strengths in 0..1: 1 − (1−a)(1−b).
 func orStrength(a, b float64) float64 { return 1 - (1-a)*(1-b) }
