@@ -26,7 +26,7 @@ import json, os, sys
 r = json.load(sys.stdin); f = r["feedback"]
 def c(x): return "-" if x is None else "%d %.3f" % (x["cases"], x["recall@5"])
 print(os.environ["SET"], "half", os.environ["HALF"], os.environ["MODE"].lstrip("-"), "replayed", f["replayed"],
-      "| warm", c(f["warm"]), "| cold", c(f["cold"]), "| mixed", c(f["mixed"]), "| all %.3f" % r["recall@5"])'
+      "| warm", c(f["warm"]), "| cold", c(f["cold"]), "| mixed", c(f["mixed"]), "| all %.3f" % r["recall@5"], "| p50 %d us" % r["latency_p50_us"])'
 		done
 	done
 done

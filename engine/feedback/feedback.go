@@ -17,7 +17,7 @@ import (
 // Defaults of Options.
 const (
 	DefaultHalfLife      = 30 * 24 * time.Hour
-	DefaultMinSimilarity = 0.2
+	DefaultMinSimilarity = 0.15
 	DefaultUserCap       = 0.5
 	DefaultMaxSessions   = 1 << 16
 	DefaultMaxLearned    = 1 << 17
@@ -28,7 +28,7 @@ type Options struct {
 	// HalfLife is the age at which a past session's vote counts half (default 30 days).
 	HalfLife time.Duration
 	// MinSimilarity is the least cosine similarity (0..1) between a query and a past
-	// successful search for that search to vote (default 0.2).
+	// successful search for that search to vote (default 0.15).
 	MinSimilarity float64
 	// UserCap (0..1) caps one user's vote for one capability (default 0.5): a user's
 	// sessions, however many, give it a strength of at most UserCap, and the users' capped

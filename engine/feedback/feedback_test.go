@@ -260,3 +260,9 @@ func TestConcurrentRecording(t *testing.T) {
 		t.Fatalf("totals %+v", tot)
 	}
 }
+
+// nopStore keeps nothing.
+type nopStore struct{}
+
+func (nopStore) PutFeedback(context.Context, []store.FeedbackRecord) error { return nil }
+func (nopStore) EachFeedback(func(store.FeedbackRecord) error) error       { return nil }
