@@ -133,13 +133,11 @@ func TestFeedbackWarmCold(t *testing.T) {
 	}
 	bases := map[string]*Report{}
 	key := func(set string, half int) string { return fmt.Sprint(set, half) }
-	var runs []feedbackRun
 	for _, set := range EvalSets {
 		for half := range 2 {
 			base, got := runFeedback(t, set, half, nil, nil)
 			bases[key(set, half)] = base
 			r := summarise(set, half, base, got)
-			runs = append(runs, r)
 			t.Logf("%s half %d: warm %d %.3f → %.3f (closes %.2f of the gap), cold %d %.3f → %.3f, all %.3f → %.3f",
 				set, half, r.nWarm, r.warmBase, r.warm, r.closed(), r.nCold, r.coldBase, r.cold, r.overallBase, r.ov)
 			// issue 17's warm target (close half the gap) is met on metatool only
