@@ -74,3 +74,31 @@ func TestStatsHTTP(t *testing.T) {
 		t.Fatalf("stats without a key: %d", r.status)
 	}
 }
+
+// TestStatsMCPSessions: each MCP session is a session of the funnel: a describe and a run in
+// one session count against that session's search only.
+func TestStatsMCPSessions(t *testing.T) {
+	ts := startServer(t, serverSetup{})
+	t.Setenv("CAPDEX_RUN_DIR", t.TempDir())
+	a := connectHTTP(t, ts.url, devKey, nil)
+	if _, isErr := a.callTool(t, ToolSearch, map[string]any{"query": "echo the greeting word"}); isErr {
+		t.Fatal("search failed")
+	}
+	b := connectHTTP(t, ts.url, devKey, nil)
+	if _, isErr := b.callTool(t, ToolDescribe, map[string]any{"resource_id": "demo.echo"}); isErr {
+		t.Fatal("describe in session b failed")
+	}
+	if _, isErr := a.callTool(t, ToolDescribe, map[string]any{"resource_id": "demo.echo"}); isErr {
+		t.Fatal("describe in session a failed")
+	}
+	if res, isErr := a.callTool(t, ToolRun, map[string]any{"resource_id": "demo.echo", "arguments": map[string]any{"message": "hi"}}); isErr || res["status"] != "succeeded" {
+		t.Fatalf("run in session a: %v", res)
+	}
+	r := ts.call(t, "GET", "/v1/stats", devKey, nil)
+	var f engine.Funnel
+	r.json(t, &f)
+	want := engine.CapabilityFunnel{ResourceID: "demo.echo", Searched: 1, Described: 1, Ran: 1, Succeeded: 1}
+	if i := slices.IndexFunc(f.Capabilities, func(c engine.CapabilityFunnel) bool { return c.ResourceID == "demo.echo" }); i < 0 || f.Capabilities[i] != want {
+		t.Fatalf("funnel %+v: want %+v (session b's describe has no search of its own)", f, want)
+	}
+}
