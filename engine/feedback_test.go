@@ -166,3 +166,32 @@ func TestFeedbackIsWeak(t *testing.T) {
 		t.Fatalf("demo.echo above diagnose: %v", got)
 	}
 }
+
+// TestFeedbackStreamRecorded: a streamed search of a session is recorded once, at its final
+// ranking; a search without a session is not recorded.
+func TestFeedbackStreamRecorded(t *testing.T) {
+	e := open(t, engine.Options{})
+	ctx := context.Background()
+	ch, err := e.SearchStream(ctx, registry.SearchRequest{Query: "echo the greeting word"}, dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range ch {
+	}
+	noSession := dev
+	noSession.Session = ""
+	if _, err := e.Search(ctx, registry.SearchRequest{Query: "echo the greeting word"}, noSession); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Describe(ctx, "demo.echo", dev); err != nil {
+		t.Fatal(err)
+	}
+	f, err := e.Stats(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(f.Capabilities, func(c engine.CapabilityFunnel) bool { return c.ResourceID == "demo.echo" })
+	if i < 0 || f.Capabilities[i].Searched != 1 || f.Capabilities[i].Described != 1 || f.SearchToDescribe != 1 {
+		t.Fatalf("funnel after one streamed search and one without a session: %+v", f)
+	}
+}
