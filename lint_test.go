@@ -31,11 +31,12 @@ var layers = map[string][]string{
 	"engine/query":          {"index", "index/text", "registry"},
 	"engine/rank":           {"index", "index/text", "registry"},
 	"engine/govern":         {"engine/handlers", "engine/policy", "registry", "registry/store"},
+	"engine/feedback":       {"index", "index/text", "registry/store"},
 	// The gateway's MCP client side; the engine wires it to the registry and the run pipeline.
 	"engine/upstream": {"engine/handlers", "registry"},
 	// A test MCP server (the gateway's tests and bench/report/i19's transcript).
 	"engine/internal/testmcp": {},
-	"engine": {"actors", "engine/govern", "engine/handlers", "engine/policy", "engine/query",
+	"engine": {"actors", "engine/feedback", "engine/govern", "engine/handlers", "engine/policy", "engine/query",
 		"engine/rank", "engine/upstream", "index", "index/embed", "index/text", "registry", "registry/store"},
 	// The daemon speaks to the engine's public API only: what it needs of the retrievers,
 	// the ranking or the query parser, package engine re-exports.

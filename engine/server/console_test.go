@@ -86,9 +86,9 @@ func TestConsoleWhoami(t *testing.T) {
 	if w.User != "dev-user" || w.Tenant != "default" || w.Admin || !slices.Equal(w.Scopes, []string{"dev"}) || len(w.KeyID) != 12 || w.Generation == 0 {
 		t.Errorf("dev: %+v", w)
 	}
-	// No quarantine source and no stats endpoint on this daemon; /v1/upstreams is always
-	// served (an empty list without upstreams).
-	if w.Features["quarantine"] || !w.Features["upstreams"] || w.Features["stats"] || len(w.Features) != 3 {
+	// No quarantine source on this daemon; /v1/upstreams is always served (an empty list
+	// without upstreams) and so is the funnel (/v1/stats, docs/feedback.md).
+	if w.Features["quarantine"] || !w.Features["upstreams"] || !w.Features["stats"] || len(w.Features) != 3 {
 		t.Errorf("features %v", w.Features)
 	}
 	ts.call(t, "GET", "/v1/console/whoami", adminKey, nil).json(t, &w)

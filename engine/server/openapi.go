@@ -37,6 +37,8 @@ var schemaTypes = map[string]string{
 	"ErrorDetail":     "server.ErrorDetail",
 	"UpstreamList":    "server.UpstreamList",
 	"UpstreamStatus":  "engine.UpstreamStatus",
+	"Funnel":          "engine.Funnel",
+	"FunnelRow":       "engine.CapabilityFunnel",
 }
 
 // DeleteResult answers an admin DELETE.
@@ -293,6 +295,18 @@ func openAPI() m {
 			"tools":     integer("Its actions the caller may discover."), "quarantined": integer("Tools waiting for review (administrators only; 0 otherwise)."),
 			"error": str("Why it is down, or what the last sync failed at."), "pack": str("The pack its tools are under."),
 		}, "name", "transport", "state", "last_sync", "tools", "quarantined"),
+		"Funnel": object("The caller's tenant's funnel of recorded sessions (docs/feedback.md). Rates are 0 without a denominator.", false, m{
+			"funnel":             arr(ref("FunnelRow"), "Per capability the caller may discover, most shown first."),
+			"search_to_describe": number("Share of searches followed by a describe in their session."),
+			"describe_to_run":    number("Share of (search, capability) describes followed by a run of it."),
+			"run_success":        number("Share of runs after a search that succeeded."),
+			"clarification_rate": number("Share of searches whose answer was not confident."),
+		}, "funnel", "search_to_describe", "describe_to_run", "run_success", "clarification_rate"),
+		"FunnelRow": object("One capability's funnel.", false, m{
+			"resource_id": str("Capability id."), "searched": integer("Searches that showed it."),
+			"described": integer("Searches followed by its describe."), "ran": integer("Searches followed by its run (to an outcome)."),
+			"succeeded": integer("Searches followed by its successful run."),
+		}, "resource_id", "searched", "described", "ran", "succeeded"),
 	}
 
 	authed := []m{{"apiKey": []string{}}, {"bearer": []string{}}}
@@ -349,6 +363,9 @@ func openAPI() m {
 		"/v1/upstreams": m{"get": op("Upstream MCP servers and their state", "upstreams", m{
 			"description": "Any caller; each sees the servers whose pack it may discover, with the tools it may discover. Administrators see every server and its quarantine count.",
 			"responses":   merge(m{"200": answer("The servers.", "UpstreamList")}, errs("401")),
+		})},
+		"/v1/stats": m{"get": op("The funnel of the caller's tenant: search → describe → run → success, by capability", "stats", m{
+			"responses": merge(m{"200": answer("The funnel.", "Funnel")}, errs("401")),
 		})},
 		"/healthz": m{"get": op("Liveness", "healthz", m{"security": public,
 			"responses": m{"200": answer("Alive.", "Status")}})},
