@@ -90,6 +90,8 @@ func sortErrors(es LintErrors) {
 //     unless $schema says otherwise, no references outside the schema) and every example's
 //     arguments match the arguments schema;
 //   - a schema_digest, when present, matches Digest;
+//   - no field exceeds its size bound (see limits.go: 512 bytes for a title, 16 KiB for a
+//     summary, 256 entries per list, 256 KiB per schema, ...);
 //   - a child only narrows its packs: its tenants and the entries of its discover, describe
 //     and execute gates must be granted by the nearest ancestor that sets them.
 //
@@ -160,6 +162,7 @@ func (l *linter) capability(c *Capability, index int) {
 	}
 	l.required(c, "title", c.Title)
 	l.required(c, "owner", c.Owner)
+	l.sizes(c)
 	switch c.Status {
 	case StatusActive, StatusDeprecated, StatusOffline:
 	case "":

@@ -14,8 +14,9 @@ import (
 
 func cmdLint(ctx context.Context, env *cliEnv, args []string) error {
 	var c common
-	fs := newFlags(env, "lint", "[--json] DIR")
+	fs := newFlags(env, "lint", "[--json] [--max-file-bytes N] DIR")
 	c.register(fs)
+	maxFile := fs.Int64("max-file-bytes", registry.DefaultMaxFileBytes, "refuse a definition file larger than this")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -23,7 +24,10 @@ func cmdLint(ctx context.Context, env *cliEnv, args []string) error {
 	if len(pos) != 1 {
 		return badInput("want one registry directory, got %d arguments", len(pos))
 	}
-	caps, err := registry.LoadDir(pos[0])
+	if *maxFile <= 0 {
+		return badInput("--max-file-bytes %d: want a positive size", *maxFile)
+	}
+	caps, err := registry.LoadDirWith(pos[0], registry.LoadOptions{MaxFileBytes: *maxFile})
 	var lerrs registry.LintErrors
 	if errors.As(err, &lerrs) {
 		if c.json {

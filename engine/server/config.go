@@ -21,6 +21,7 @@ import (
 	"github.com/capdex/capdex/engine"
 	"github.com/capdex/capdex/engine/query"
 	"github.com/capdex/capdex/engine/rank"
+	"github.com/capdex/capdex/registry"
 )
 
 // Defaults of the configuration (see README "## Daemon").
@@ -132,6 +133,9 @@ type Limits struct {
 	MaxInflightRuns int `yaml:"max_inflight_runs"`
 	// MaxBodyBytes bounds a request body; a larger one is refused with 413 (default 1 MiB).
 	MaxBodyBytes int64 `yaml:"max_body_bytes"`
+	// MaxRegistryFileBytes bounds one file of a registry directory; a larger file is
+	// refused, naming it (default registry.DefaultMaxFileBytes, 4 MiB).
+	MaxRegistryFileBytes int64 `yaml:"max_registry_file_bytes"`
 	// MaxLeafTools bounds the leaf tools one MCP session holds; the least recently used
 	// one is dropped (default 16).
 	MaxLeafTools int `yaml:"max_leaf_tools"`
@@ -274,6 +278,9 @@ func (c *Config) ApplyDefaults() {
 	if l.MaxLeafTools == 0 {
 		l.MaxLeafTools = DefaultMaxLeafTools
 	}
+	if l.MaxRegistryFileBytes == 0 {
+		l.MaxRegistryFileBytes = registry.DefaultMaxFileBytes
+	}
 	if l.ReadHeaderTimeout == 0 {
 		l.ReadHeaderTimeout = Duration(DefaultReadHeaderTimeout)
 	}
@@ -353,7 +360,7 @@ func (c *Config) Validate() error {
 		}
 	}
 	l := c.Limits
-	if l.MaxInflightSearches < 0 || l.MaxInflightRuns < 0 || l.MaxBodyBytes < 0 || l.MaxLeafTools < 0 {
+	if l.MaxInflightSearches < 0 || l.MaxInflightRuns < 0 || l.MaxBodyBytes < 0 || l.MaxLeafTools < 0 || l.MaxRegistryFileBytes < 0 {
 		add("limits must not be negative")
 	}
 	if _, err := ParseLevel(c.LogLevel); err != nil {
