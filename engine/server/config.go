@@ -47,6 +47,7 @@ const (
 	EnvRegistryDirs = "CAPDEX_REGISTRY_DIRS"
 	EnvLogLevel     = "CAPDEX_LOG_LEVEL"
 	EnvLogFormat    = "CAPDEX_LOG_FORMAT"
+	EnvAuditKeyFile = "CAPDEX_AUDIT_KEY_FILE"
 )
 
 // Config is the daemon's configuration, read from capdex.yaml. The zero value, after
@@ -85,6 +86,11 @@ type Config struct {
 	LogLevel string `yaml:"log_level"`
 	// LogFormat is json (default) or text. Overridden by $CAPDEX_LOG_FORMAT.
 	LogFormat string `yaml:"log_format"`
+
+	// AuditKeyFile names the file of the audit key that seals every audit record with an
+	// HMAC (at least 32 bytes, mode 0600, outside data_dir; see docs/audit.md). Overridden
+	// by $CAPDEX_AUDIT_KEY_FILE.
+	AuditKeyFile string `yaml:"audit_key_file"`
 
 	// File is the configuration file read ("" when none); not a YAML field.
 	File string `yaml:"-"`
@@ -231,6 +237,7 @@ func (c *Config) resolvePaths(base string) {
 		return filepath.Join(base, p)
 	}
 	c.DataDir = abs(c.DataDir)
+	c.AuditKeyFile = abs(c.AuditKeyFile)
 	for i, d := range c.RegistryDirs {
 		c.RegistryDirs[i] = abs(d)
 	}
@@ -257,6 +264,9 @@ func (c *Config) ApplyEnv(getenv func(string) string) {
 	}
 	if v := getenv(EnvLogFormat); v != "" {
 		c.LogFormat = v
+	}
+	if v := getenv(EnvAuditKeyFile); v != "" {
+		c.AuditKeyFile = v
 	}
 }
 
@@ -378,7 +388,7 @@ func (c *Config) Validate() error {
 // EngineOptions returns the engine options this configuration asks for: data directory,
 // deadlines, fusion weights, base URLs and token lifetime.
 func (c *Config) EngineOptions() engine.Options {
-	o := engine.Options{Dir: c.DataDir, BaseURLs: c.BaseURLs, TokenTTL: c.TokenTTL.D()}
+	o := engine.Options{Dir: c.DataDir, BaseURLs: c.BaseURLs, TokenTTL: c.TokenTTL.D(), AuditKeyFile: c.AuditKeyFile}
 	if len(c.Deadlines) > 0 {
 		o.Deadlines = make(map[string]time.Duration, len(c.Deadlines))
 		for k, v := range c.Deadlines {
