@@ -254,8 +254,9 @@ func (s *Store) AuditTail(n int) ([]AuditRecord, error) {
 // on the first failure the error is a *ChainError naming the record. It scans every key
 // under audit/, so it finds:
 //
-//   - a changed record: each record's Hash must match its stored bytes (checked over the
-//     bytes themselves, which need no decoding) and its Prev the previous record's Hash;
+//   - a changed record: each record's Hash must match its stored bytes and its Prev the
+//     previous record's Hash, and the bytes must be exactly what the store writes for the
+//     record they decode to;
 //   - a gap, a record past the recorded head (the head reset or rolled back), a missing
 //     head while records are stored, a head that does not name the last record, and any
 //     key under audit/ that is no record's;
@@ -352,8 +353,9 @@ func (s *Store) VerifyAudit() (int, error) {
 // returns the record's hash, or why the record is bad. An honest record is the JSON encoding
 // of an AuditRecord: it starts with {"seq":N, and ends with ,"prev":"<hex>","hash":"<hex>"}
 // (no prev in record 1), or with ,"hash":"<hex>","mac":"<hex>"} when it was appended with
-// an audit key; its hash is the SHA-256 of the bytes before ,"hash": plus "}". With key
-// set, the record must carry the HMAC of its hash under key.
+// an audit key; its hash is the SHA-256 of the bytes before ,"hash": plus "}", and the
+// bytes are exactly what seal writes for the record they decode to. With key set, the
+// record must carry the HMAC of its hash under key.
 func checkRecord(v []byte, seq uint64, prev string, key []byte) (hash, reason string) {
 	const hexLen = 2 * sha256.Size
 	if !bytes.HasSuffix(v, []byte(`"}`)) {
@@ -394,6 +396,18 @@ func checkRecord(v []byte, seq uint64, prev string, key []byte) (hash, reason st
 	}
 	if gotPrev != prev {
 		return "", "prev mismatch"
+	}
+	// Only what seal writes is a record: it decodes, and sealing it again gives the same
+	// bytes (a forger who hashes bytes of his own cannot hide fields or garbage behind the
+	// hash).
+	var rec AuditRecord
+	if err := json.Unmarshal(v, &rec); err != nil {
+		return "", "undecodable"
+	}
+	_, canon, err := seal(rec, auditHead{Seq: seq - 1, Hash: prev}, rec.Time, nil)
+	if err != nil || len(canon) != len(body)+hashField+1 || !bytes.Equal(canon[:len(body)], body) ||
+		!bytes.Equal(canon[len(body):len(canon)-2], []byte(`,"hash":"`+hash)) {
+		return "", "not canonical"
 	}
 	if key != nil {
 		if mac == "" {
