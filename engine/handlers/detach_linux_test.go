@@ -17,7 +17,7 @@ import (
 
 // detachedPID runs script (a shell script whose $1 is a file to write the detached
 // grandchild's pid to) under ctx and returns the run's error and that pid.
-func detachedPID(t *testing.T, ctx context.Context, script string) (Result, error, int) {
+func detachedPID(t *testing.T, ctx context.Context, script string) (Result, int, error) {
 	t.Helper()
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	c := execCap(registry.Handler{Shell: true, Argv: []string{script, pidFile}}, nil)
@@ -33,7 +33,7 @@ func detachedPID(t *testing.T, ctx context.Context, script string) (Result, erro
 	if perr != nil {
 		t.Fatalf("no pid written by the detached child (%q): run %v, stderr %q", b, err, res.Stderr)
 	}
-	return res, err, pid
+	return res, pid, err
 }
 
 // waitGone fails the test unless pid stops running within 2 s.
@@ -52,7 +52,7 @@ func waitGone(t *testing.T, pid int, what string) {
 func TestExecTimeoutKillsSetsidGrandchild(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
 	defer cancel()
-	_, err, pid := detachedPID(t, ctx, `setsid sh -c 'echo $$ > "$0"; exec sleep 300' "$1" & sleep 300`)
+	_, pid, err := detachedPID(t, ctx, `setsid sh -c 'echo $$ > "$0"; exec sleep 300' "$1" & sleep 300`)
 	if !errors.Is(err, ErrTimeout) {
 		t.Fatalf("err = %v, want ErrTimeout", err)
 	}
@@ -61,7 +61,7 @@ func TestExecTimeoutKillsSetsidGrandchild(t *testing.T) {
 
 // A run whose command exits at once leaves no setsid-detached grandchild behind either.
 func TestExecExitKillsSetsidGrandchild(t *testing.T) {
-	res, err, pid := detachedPID(t, context.Background(),
+	res, pid, err := detachedPID(t, context.Background(),
 		`setsid sh -c 'echo $$ > "$0"; exec sleep 300' "$1" & while [ ! -s "$1" ]; do sleep 0.01; done; echo '{"ok": true}'`)
 	if err != nil {
 		t.Fatalf("Run: %v (stderr %q)", err, res.Stderr)
@@ -75,7 +75,7 @@ func TestExecExitKillsSetsidGrandchild(t *testing.T) {
 // A double fork with setsid in the middle (a classic daemon) is caught too, and the exit
 // status of the command is the run's.
 func TestExecDaemonizedGrandchildAndExitStatus(t *testing.T) {
-	res, err, pid := detachedPID(t, context.Background(),
+	res, pid, err := detachedPID(t, context.Background(),
 		`(setsid sh -c '( exec sh -c "echo \$\$ > \"\$0\"; exec sleep 300" "$0" ) &' "$1" &); while [ ! -s "$1" ]; do sleep 0.01; done; exit 7`)
 	if !errors.Is(err, ErrHandlerFailed) || res.ExitStatus != 7 {
 		t.Fatalf("err = %v, exit %d; want ErrHandlerFailed, 7", err, res.ExitStatus)
