@@ -16,10 +16,14 @@ import (
 const packYAML = "pack_id: p\nversion: 1\nresource_type: pack\ntitle: P\nowner: o\nstatus: active\n"
 
 // loadWithin runs LoadDirWith on dir and fails the test when it does not return within
-// 10 s: a loader that opens a FIFO or reads /dev/zero would never return.
-func loadWithin(t *testing.T, dir string, o LoadOptions) ([]*Capability, error) {
+// limit (30 s when 0): a loader that opens a FIFO or reads /dev/zero would never return.
+func loadWithin(t *testing.T, dir string, o LoadOptions, limit ...time.Duration) ([]*Capability, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	d := 30 * time.Second
+	if len(limit) > 0 {
+		d = limit[0]
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	type result struct {
 		caps []*Capability
@@ -34,7 +38,7 @@ func loadWithin(t *testing.T, dir string, o LoadOptions) ([]*Capability, error) 
 	case r := <-done:
 		return r.caps, r.err
 	case <-ctx.Done():
-		t.Fatalf("LoadDirWith(%s) did not return within 10 s", dir)
+		t.Fatalf("LoadDirWith(%s) did not return within %v", dir, d)
 		return nil, nil
 	}
 }
@@ -123,7 +127,9 @@ func TestLoadDirFileSizeLimit(t *testing.T) {
 func TestLoadDirRefusesHugeTitle(t *testing.T) {
 	src := strings.Replace(packYAML, "title: P", "title: "+strings.Repeat("t", 20<<20), 1)
 	dir := writeFiles(t, map[string]string{"t.yaml": src})
-	_, err := loadWithin(t, dir, LoadOptions{MaxFileBytes: 64 << 20})
+	// Parsing 20 MB of YAML takes seconds (minutes under -race on a busy machine): the
+	// deadline only guards against a hang.
+	_, err := loadWithin(t, dir, LoadOptions{MaxFileBytes: 64 << 20}, 5*time.Minute)
 	var lerrs LintErrors
 	if !errors.As(err, &lerrs) || len(lerrs) != 1 || lerrs[0].Field != "title" || filepath.Base(lerrs[0].File) != "t.yaml" ||
 		!strings.Contains(lerrs[0].Msg, "exceeds the limit") {
