@@ -11,6 +11,20 @@ var (
 	ErrNotFound = errors.New("engine: not found")
 	// ErrForbidden is returned by Describe when the caller may not pass the describe gate.
 	ErrForbidden = errors.New("engine: forbidden")
+	// ErrInvalidOptions is returned by Open for Options it cannot use (an unknown retriever
+	// name in Deadlines).
+	ErrInvalidOptions = errors.New("engine: invalid options")
 	// ErrClosed is returned after Close.
 	ErrClosed = errors.New("engine: closed")
 )
+
+// gateError is a refusal of a gate: it matches its sentinel (ErrNotFound, ErrForbidden)
+// with errors.Is and reads as msg alone, the message Run answers for the same refusal.
+type gateError struct {
+	sentinel error
+	msg      string
+}
+
+func (e gateError) Error() string { return e.msg }
+
+func (e gateError) Unwrap() error { return e.sentinel }

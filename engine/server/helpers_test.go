@@ -36,14 +36,16 @@ const (
 // capdexBin is the capdex binary built once by TestMain for the end-to-end tests.
 var capdexBin string
 
-// leakOptions ignore goroutines that outlive a test and are not the daemon's: library pools,
-// and the writer goroutine kelindar/column's Collection.Snapshot leaves behind (it never
-// closes its s2.Writer; one per column snapshot the index writes).
+// leakOptions ignore goroutines that outlive a test and are not the daemon's.
 var leakOptions = []goleak.Option{
+	// kelindar/column's Collection.Snapshot never closes its s2.Writer, whose Reset leaves
+	// a goroutine behind: one per column snapshot the index writes.
 	goleak.IgnoreTopFunction("github.com/klauspost/compress/s2.(*Writer).Reset.func1"),
+	// glog (a dependency of a dependency) starts its flush daemon in an init function.
 	goleak.IgnoreTopFunction("github.com/golang/glog.(*fileSink).flushDaemon"),
+	// ristretto's package-level allocator pool (Badger's cache) runs for the process.
 	goleak.IgnoreTopFunction("github.com/dgraph-io/ristretto/v2/z.(*AllocatorPool).freeupAllocators"),
-	goleak.IgnoreAnyFunction("github.com/dgraph-io/badger/v4/y.(*WaterMark).process"),
+	// opencensus (through Badger) starts its stats worker in an init function.
 	goleak.IgnoreTopFunction("go.opencensus.io/stats/view.(*worker).start"),
 }
 
@@ -68,9 +70,11 @@ func TestMain(m *testing.M) {
 	if runtime.GOOS == "windows" {
 		bin += ".exe"
 	}
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(gobin); err != nil {
-		gobin = "go"
+	gobin := "go"
+	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
+		if p := filepath.Join(strings.TrimSpace(string(out)), "bin", "go"); statOK(p) {
+			gobin = p
+		}
 	}
 	build := exec.Command(gobin, "build", "-o", bin, "github.com/capdex/capdex/cmd/capdex")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
@@ -339,4 +343,9 @@ func testAction(id string, version int, title string) map[string]any {
 		"output_schema":    map[string]any{"type": "object"},
 		"handler":          map[string]any{"kind": "go", "name": "echo"},
 	}
+}
+
+func statOK(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

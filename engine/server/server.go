@@ -33,6 +33,9 @@ type Options struct {
 	ReloadDebounce time.Duration
 	// Version is reported as the MCP server version. Default "dev".
 	Version string
+	// Quarantine, when set, serves GET /v1/quarantine and POST /v1/quarantine/approve and
+	// /reject from it (the console's quarantine page).
+	Quarantine QuarantineSource
 }
 
 // Server is the capdex daemon: the HTTP JSON API, MCP over streamable HTTP and stdio,
@@ -48,6 +51,8 @@ type Server struct {
 	log  *slog.Logger
 	eng  *engine.Engine
 	m    *metrics
+	// quality keeps the latest searches for the console's quality page.
+	quality *qualityRecorder
 
 	keys         *keyring
 	adminKeyFile string
@@ -94,7 +99,7 @@ func Open(ctx context.Context, cfg *Config, opts Options) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
-		cfg: c, opts: opts, log: log, m: newMetrics(),
+		cfg: c, opts: opts, log: log, m: newMetrics(), quality: newQualityRecorder(),
 		searchSlots: make(chan struct{}, c.Limits.MaxInflightSearches),
 		runSlots:    make(chan struct{}, c.Limits.MaxInflightRuns),
 	}
@@ -194,7 +199,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: s.cfg.Limits.ReadHeaderTimeout.D(),
-		IdleTimeout:       2 * time.Minute,
+		IdleTimeout:       s.cfg.Limits.IdleTimeout.D(),
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
@@ -310,6 +315,7 @@ func (s *Server) search(ctx context.Context, req registry.SearchRequest, rc regi
 		return nil, err
 	}
 	s.m.observeSearch(time.Since(start), resp)
+	s.quality.add(start, time.Since(start), resp)
 	return resp, nil
 }
 
@@ -343,6 +349,7 @@ func (s *Server) searchStream(ctx context.Context, req registry.SearchRequest, r
 		}
 	}
 	s.m.observeSearch(time.Since(start), final)
+	s.quality.add(start, time.Since(start), final)
 	return ferr
 }
 
@@ -416,8 +423,7 @@ func (s *Server) put(ctx context.Context, id string, body []byte, c *caller) (*P
 	if err := s.eng.Put(ctx, def, c.actor()); err != nil {
 		return nil, err
 	}
-	gen := s.eng.Generation()
-	s.m.generation.Set(float64(gen))
+	gen := s.newGeneration(ctx)
 	return &PutResult{ID: def.ID, Version: def.Version, Generation: gen}, nil
 }
 
@@ -428,9 +434,16 @@ func (s *Server) remove(ctx context.Context, id string, c *caller) (uint64, erro
 	if err := s.eng.Delete(ctx, id, c.actor()); err != nil {
 		return 0, err
 	}
+	return s.newGeneration(ctx), nil
+}
+
+// newGeneration follows a registry change: the generation gauge, and the MCP sessions'
+// leaf tools checked against the new generation's gates. It returns the generation.
+func (s *Server) newGeneration(ctx context.Context) uint64 {
 	gen := s.eng.Generation()
 	s.m.generation.Set(float64(gen))
-	return gen, nil
+	s.recheckSessions(context.WithoutCancel(ctx))
+	return gen
 }
 
 func (c *caller) actor() string { return "api:" + c.User + "@" + c.Tenant }
