@@ -76,6 +76,10 @@ type Options struct {
 	Logger *slog.Logger
 	// NoSync turns off fsync of store commits (tests and throwaway stores only).
 	NoSync bool
+	// AuditKeyFile names the file holding the audit key (store.ReadAuditKey: at least 32
+	// bytes, owner-only, outside Dir). With it every audit record is sealed with an HMAC
+	// and VerifyAudit checks them; see docs/audit.md.
+	AuditKeyFile string
 	// Feedback tunes learning from use (sessions' searches, describes and runs; see
 	// docs/feedback.md). Nil takes the defaults.
 	Feedback *FeedbackOptions
@@ -152,7 +156,15 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	st, err := store.Open(store.Options{Dir: opts.Dir, InMemory: opts.Dir == "", Logger: log, NoSync: opts.NoSync})
+	var auditKey []byte
+	if opts.AuditKeyFile != "" {
+		k, err := store.ReadAuditKey(opts.AuditKeyFile, opts.Dir)
+		if err != nil {
+			return nil, fmt.Errorf("engine: %w", err)
+		}
+		auditKey = k
+	}
+	st, err := store.Open(store.Options{Dir: opts.Dir, InMemory: opts.Dir == "", Logger: log, NoSync: opts.NoSync, AuditKey: auditKey})
 	if err != nil {
 		return nil, err
 	}

@@ -91,7 +91,11 @@ func sortErrors(es LintErrors) {
 //   - every JSON Schema compiles (github.com/santhosh-tekuri/jsonschema/v6, draft 2020-12
 //     unless $schema says otherwise, no references outside the schema) and every example's
 //     arguments match the arguments schema;
-//   - a schema_digest, when present, matches Digest.
+//   - a schema_digest, when present, matches Digest;
+//   - no field exceeds its size bound (see limits.go: 512 bytes for a title, 16 KiB for a
+//     summary, 256 entries per list, 256 KiB per schema, ...);
+//   - a child only narrows its packs: its tenants and the entries of its discover, describe
+//     and execute gates must be granted by the nearest ancestor that sets them.
 //
 // Lint does not modify caps. Errors of capabilities read by the loader carry file and line.
 func Lint(caps []*Capability) LintErrors {
@@ -168,6 +172,7 @@ func (l *linter) capability(c *Capability, index int) {
 	}
 	l.required(c, "title", c.Title)
 	l.required(c, "owner", c.Owner)
+	l.sizes(c)
 	l.text(c)
 	switch c.Status {
 	case StatusActive, StatusDeprecated, StatusOffline:
@@ -266,6 +271,8 @@ func (l *linter) id(c *Capability, index int) {
 	case p.ResourceType == TypeAction || p.ResourceType == TypeRecipe:
 		// (A parent with a missing or invalid resource_type is reported on its own.)
 		l.add(c, "id", "parent %q is %s, not a pack", parent, withArticle(string(p.ResourceType)))
+	default:
+		l.narrowing(c)
 	}
 }
 

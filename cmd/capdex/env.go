@@ -115,6 +115,9 @@ func (env *cliEnv) open(ctx context.Context, c *common, opts engine.Options) (*e
 		return nil, err
 	}
 	opts.Dir = dir
+	if opts.AuditKeyFile == "" {
+		opts.AuditKeyFile = os.Getenv("CAPDEX_AUDIT_KEY_FILE")
+	}
 	if opts.Logger == nil {
 		opts.Logger = c.logger(env)
 	}

@@ -19,6 +19,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/capdex/capdex/engine"
+	"github.com/capdex/capdex/registry"
 )
 
 // Defaults of the configuration (see README "## Daemon").
@@ -47,6 +48,7 @@ const (
 	EnvRegistryDirs = "CAPDEX_REGISTRY_DIRS"
 	EnvLogLevel     = "CAPDEX_LOG_LEVEL"
 	EnvLogFormat    = "CAPDEX_LOG_FORMAT"
+	EnvAuditKeyFile = "CAPDEX_AUDIT_KEY_FILE"
 )
 
 // Config is the daemon's configuration, read from capdex.yaml. The zero value, after
@@ -87,6 +89,11 @@ type Config struct {
 	LogLevel string `yaml:"log_level"`
 	// LogFormat is json (default) or text. Overridden by $CAPDEX_LOG_FORMAT.
 	LogFormat string `yaml:"log_format"`
+
+	// AuditKeyFile names the file of the audit key that seals every audit record with an
+	// HMAC (at least 32 bytes, mode 0600, outside data_dir; see docs/audit.md). Overridden
+	// by $CAPDEX_AUDIT_KEY_FILE.
+	AuditKeyFile string `yaml:"audit_key_file"`
 
 	// File is the configuration file read ("" when none); not a YAML field.
 	File string `yaml:"-"`
@@ -175,6 +182,9 @@ type Limits struct {
 	MaxInflightRuns int `yaml:"max_inflight_runs"`
 	// MaxBodyBytes bounds a request body; a larger one is refused with 413 (default 1 MiB).
 	MaxBodyBytes int64 `yaml:"max_body_bytes"`
+	// MaxRegistryFileBytes bounds one file of a registry directory; a larger file is
+	// refused, naming it (default registry.DefaultMaxFileBytes, 4 MiB).
+	MaxRegistryFileBytes int64 `yaml:"max_registry_file_bytes"`
 	// MaxLeafTools bounds the leaf tools one MCP session holds; the least recently used
 	// one is dropped (default 16).
 	MaxLeafTools int `yaml:"max_leaf_tools"`
@@ -279,6 +289,7 @@ func (c *Config) resolvePaths(base string) {
 		return filepath.Join(base, p)
 	}
 	c.DataDir = abs(c.DataDir)
+	c.AuditKeyFile = abs(c.AuditKeyFile)
 	c.Embedder.Path = abs(c.Embedder.Path)
 	for i, d := range c.RegistryDirs {
 		c.RegistryDirs[i] = abs(d)
@@ -307,6 +318,9 @@ func (c *Config) ApplyEnv(getenv func(string) string) {
 	if v := getenv(EnvLogFormat); v != "" {
 		c.LogFormat = v
 	}
+	if v := getenv(EnvAuditKeyFile); v != "" {
+		c.AuditKeyFile = v
+	}
 }
 
 // ApplyDefaults fills every unset field with its default.
@@ -326,6 +340,9 @@ func (c *Config) ApplyDefaults() {
 	}
 	if l.MaxLeafTools == 0 {
 		l.MaxLeafTools = DefaultMaxLeafTools
+	}
+	if l.MaxRegistryFileBytes == 0 {
+		l.MaxRegistryFileBytes = registry.DefaultMaxFileBytes
 	}
 	if l.ReadHeaderTimeout == 0 {
 		l.ReadHeaderTimeout = Duration(DefaultReadHeaderTimeout)
@@ -426,7 +443,7 @@ func (c *Config) Validate() error {
 	}
 	l := c.Limits
 	if l.MaxInflightSearches < 0 || l.MaxInflightRuns < 0 || l.MaxBodyBytes < 0 || l.MaxLeafTools < 0 ||
-		l.ReadTimeout < 0 || l.IdleTimeout < 0 || l.MaxMCPLineBytes < 0 {
+		l.ReadTimeout < 0 || l.IdleTimeout < 0 || l.MaxMCPLineBytes < 0 || l.MaxRegistryFileBytes < 0 {
 		add("limits must not be negative")
 	}
 	if _, err := ParseLevel(c.LogLevel); err != nil {
@@ -444,7 +461,7 @@ func (c *Config) Validate() error {
 // EngineOptions returns the engine options this configuration asks for: data directory,
 // deadlines, fusion weights, base URLs and token lifetime.
 func (c *Config) EngineOptions() engine.Options {
-	o := engine.Options{Dir: c.DataDir, BaseURLs: c.BaseURLs, TokenTTL: c.TokenTTL.D()}
+	o := engine.Options{Dir: c.DataDir, BaseURLs: c.BaseURLs, TokenTTL: c.TokenTTL.D(), AuditKeyFile: c.AuditKeyFile}
 	if len(c.Deadlines) > 0 {
 		o.Deadlines = make(map[string]time.Duration, len(c.Deadlines))
 		for k, v := range c.Deadlines {
