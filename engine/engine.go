@@ -67,6 +67,12 @@ type Options struct {
 	// (per-retriever latency metrics) and for tests that make a retriever slow or panic. It is
 	// called once per search and the function it returns concurrently for each retriever.
 	WrapRetriever func(next actors.RetrieveFunc) actors.RetrieveFunc
+	// RetrieverTimes, when set, is called once per retriever that ran for a search, when
+	// its final ranking is made, with the retriever's name and how long it ran
+	// (actors.Evidence.Took): per-retriever metrics without a wrapper, so the searches
+	// still run on their caller (a wrapper turns that off). A retriever that answers after
+	// the search was ranked is not reported. It is called concurrently by searches.
+	RetrieverTimes func(retriever string, took time.Duration)
 	// Logger receives the engine's, Badger's and protoactor's messages. Nil discards them.
 	Logger *slog.Logger
 	// NoSync turns off fsync of store commits (tests and throwaway stores only).
@@ -296,6 +302,15 @@ func (e *Engine) Reload(ctx context.Context) error {
 	})
 	e.log.Info("registry generation loaded", "generation", gen, "capabilities", len(caps))
 	return nil
+}
+
+// RetrieverNames returns the names of the retrievers a search may plan, in retriever order.
+func RetrieverNames() []string {
+	out := make([]string, 0, index.NumKinds)
+	for k := index.Kind(0); k < index.NumKinds; k++ {
+		out = append(out, k.String())
+	}
+	return out
 }
 
 // Generation returns the registry generation being searched.
