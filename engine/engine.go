@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"reflect"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -257,6 +258,11 @@ func (e *Engine) seed() ([]*registry.Capability, error) {
 func (e *Engine) Reload(ctx context.Context) error {
 	e.reloadMu.Lock()
 	defer e.reloadMu.Unlock()
+	return e.reloadLocked(ctx)
+}
+
+// reloadLocked is Reload with reloadMu held.
+func (e *Engine) reloadLocked(ctx context.Context) error {
 	caps, gen, err := e.store.Active()
 	if err != nil {
 		return err
@@ -268,13 +274,26 @@ func (e *Engine) Reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := e.build(ctx, snap, true); err != nil {
+		return err
+	}
+	e.log.Info("registry generation loaded", "generation", gen, "capabilities", len(caps))
+	return nil
+}
+
+// build indexes snap in full and swaps it in; restore uses (and, absent, keeps) the column
+// snapshot stored for its generation.
+func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore bool) error {
+	gen := snap.Generation
 	colKey := fmt.Sprintf("columns/%d", gen)
 	var colSnap []byte
-	switch b, err := e.store.GetBlob(colKey); {
-	case err == nil:
-		colSnap = b
-	case !errors.Is(err, store.ErrNotFound):
-		return err
+	if restore {
+		switch b, err := e.store.GetBlob(colKey); {
+		case err == nil:
+			colSnap = b
+		case !errors.Is(err, store.ErrNotFound):
+			return err
+		}
 	}
 	g, err := index.Build(ctx, snap, index.Options{
 		Embedder:       e.embedder,
@@ -285,7 +304,7 @@ func (e *Engine) Reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if colSnap == nil {
+	if restore && colSnap == nil {
 		var b bytes.Buffer
 		if err := g.ColumnSnapshot(&b); err == nil {
 			if err := e.store.PutBlob(colKey, b.Bytes()); err != nil {
@@ -300,8 +319,77 @@ func (e *Engine) Reload(ctx context.Context) error {
 		facts: newRankFacts(snap.Caps),
 		packs: packRanges(g),
 	})
-	e.log.Info("registry generation loaded", "generation", gen, "capabilities", len(caps))
 	return nil
+}
+
+// applyChange swaps in the generation after a registry change the engine just stored: the
+// definitions of put (stored or given a new status) and the deleted ids. It reads only those
+// definitions back, derives the next snapshot from the current one (registry.Snapshot.Apply)
+// and, when the change touches only availability (status, health, enabled), shares every
+// text index and the query side with the current generation and rebuilds only the
+// availability parts (index.Generation.WithAvailability, the ranking's availability table).
+// Anything else it cannot follow (the store moved on by more than this change) is a full
+// Reload.
+func (e *Engine) applyChange(ctx context.Context, put, deleted []string) error {
+	e.reloadMu.Lock()
+	defer e.reloadMu.Unlock()
+	cur := e.state.Load()
+	gen := e.store.Generation()
+	if cur == nil {
+		return e.reloadLocked(ctx)
+	}
+	old := cur.gen.Snapshot()
+	switch {
+	case gen == old.Generation:
+		return nil // nothing was stored (identical definitions)
+	case gen != old.Generation+1:
+		return e.reloadLocked(ctx)
+	}
+	caps := make([]*registry.Capability, 0, len(put))
+	avail := len(deleted) == 0
+	for _, id := range put {
+		c, err := e.store.Get(id, 0)
+		if err != nil {
+			return err
+		}
+		caps = append(caps, c)
+		if prev, ok := old.Get(id); !ok || !availabilityOnly(prev, c) {
+			avail = false
+		}
+	}
+	snap, err := old.Apply(gen, caps, deleted)
+	if err != nil {
+		return err
+	}
+	if avail {
+		g, err := cur.gen.WithAvailability(snap)
+		var terms *rank.TermCache
+		if err == nil {
+			terms, err = cur.terms.WithCaps(snap.Caps)
+		}
+		if err == nil {
+			e.state.Store(&state{gen: g, lex: cur.lex, terms: terms, facts: newRankFacts(snap.Caps), packs: cur.packs})
+			e.log.Debug("registry generation loaded (availability only)", "generation", gen, "changed", len(put))
+			return nil
+		}
+		e.log.Warn("availability change rebuilt in full", "err", err)
+	}
+	if err := e.build(ctx, snap, false); err != nil {
+		return err
+	}
+	e.log.Debug("registry generation loaded", "generation", gen, "changed", len(put), "deleted", len(deleted))
+	return nil
+}
+
+// availabilityOnly reports whether b differs from a only in fields that decide availability
+// and that no text index, lexicon or term cache reads: status, health, enabled, version and
+// provenance.
+func availabilityOnly(a, b *registry.Capability) bool {
+	x, y := *a, *b
+	for _, c := range []*registry.Capability{&x, &y} {
+		c.Status, c.Health, c.Enabled, c.Version, c.Provenance, c.Eff = "", registry.Health{}, nil, 0, registry.Provenance{}, registry.Effective{}
+	}
+	return reflect.DeepEqual(&x, &y)
 }
 
 // RetrieverNames returns the names of the retrievers a search may plan, in retriever order.
