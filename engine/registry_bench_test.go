@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/capdex/capdex/engine/policy"
+	"github.com/capdex/capdex/engine/query"
+	"github.com/capdex/capdex/engine/rank"
+	"github.com/capdex/capdex/index"
 	"github.com/capdex/capdex/index/testcat"
 	"github.com/capdex/capdex/registry"
 )
@@ -78,6 +81,26 @@ func benchRegistryScale(b *testing.B, caps []*registry.Capability) {
 			b.Fatalf("search %q after the Put of %s did not find it", word, d.ID)
 		}
 	}
+	// status changes: deprecate and restore, each until a search shows the new availability
+	var stTook []time.Duration
+	for i, c := range puts {
+		st := registry.StatusDeprecated
+		if i%2 == 1 {
+			st = registry.StatusActive
+			c = puts[i-1]
+		}
+		t := time.Now()
+		if err := e.SetStatus(ctx, c.ID, st, "bench"); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := e.Search(ctx, registry.SearchRequest{Query: c.Title, Limit: 5}, rc); err != nil {
+			b.Fatal(err)
+		}
+		stTook = append(stTook, time.Since(t))
+		if got := e.Snapshot(); got.Caps[mustDoc(b, got, c.ID)].Status != st {
+			b.Fatalf("SetStatus(%s, %s) not in the searched generation", c.ID, st)
+		}
+	}
 	if err := e.Close(); err != nil {
 		b.Fatal(err)
 	}
@@ -93,8 +116,10 @@ func benchRegistryScale(b *testing.B, caps []*registry.Capability) {
 	if err := e.Close(); err != nil {
 		b.Fatal(err)
 	}
-	slices.Sort(took)
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
+	slices.Sort(took)
+	slices.Sort(stTook)
+	b.ReportMetric(ms(stTook[len(stTook)/2]), "status-p50-ms")
 	b.ReportMetric(first.Seconds(), "first-open-s")
 	b.ReportMetric(ms(took[len(took)/2]), "put-p50-ms")
 	b.ReportMetric(ms(took[min(len(took)-1, len(took)*99/100)]), "put-p99-ms")
@@ -118,6 +143,14 @@ func scaleActions(caps []*registry.Capability, rc registry.RuntimeContext, k int
 	return out
 }
 
+func mustDoc(b *testing.B, s *registry.Snapshot, id string) uint32 {
+	d, ok := s.DocID(id)
+	if !ok {
+		b.Fatalf("%s not in the snapshot", id)
+	}
+	return d
+}
+
 // liveHeap is the heap in use after two collections.
 func liveHeap() uint64 {
 	runtime.GC()
@@ -125,4 +158,49 @@ func liveHeap() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
+}
+
+// BenchmarkStateMemory reports the live heap, per capability, of what the engine derives
+// from a generation for the query side and the ranking (the lexicon, the term cache, the
+// availability table and pack facts, the pack ranges), over testcat.GenerateCatalog(n, 1)
+// (100k with -registry100k). The index itself is BenchmarkGenerationMemory in package index.
+//
+//	go test -run '^$' -bench StateMemory -benchtime=1x ./engine/
+func BenchmarkStateMemory(b *testing.B) {
+	sizes := []int{10_000}
+	if *scale100k {
+		sizes = append(sizes, 100_000)
+	}
+	for _, n := range sizes {
+		b.Run(fmt.Sprintf("catalog=%dk", n/1000), func(b *testing.B) {
+			snap, err := registry.NewSnapshot(1, testcat.GenerateCatalog(n, 1))
+			if err != nil {
+				b.Fatal(err)
+			}
+			g, err := index.Build(context.Background(), snap, index.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				last := liveHeap()
+				step := func(name string) {
+					now := liveHeap()
+					b.ReportMetric(float64(int64(now)-int64(last))/float64(n), name+"-B/cap")
+					last = now
+				}
+				lex := query.NewLexicon(snap)
+				step("lexicon")
+				terms := rank.NewTermCache(snap.Caps, query.FieldTerms)
+				step("terms")
+				facts := newRankFacts(snap.Caps)
+				step("facts")
+				packs := packRanges(g)
+				step("packs")
+				runtime.KeepAlive(lex)
+				runtime.KeepAlive(terms)
+				runtime.KeepAlive(facts)
+				runtime.KeepAlive(packs)
+			}
+		})
+	}
 }
