@@ -295,12 +295,26 @@ func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore boo
 			return err
 		}
 	}
+	// The query side and the ranking's facts read only the snapshot: they are built while
+	// the index is.
+	var (
+		wg    sync.WaitGroup
+		lex   *query.Lexicon
+		terms *rank.TermCache
+		facts *rankFacts
+	)
+	wg.Go(func() {
+		lex = query.NewLexicon(snap)
+		facts = newRankFacts(snap.Caps)
+	})
+	wg.Go(func() { terms = rank.NewTermCache(snap.Caps, query.FieldTerms) })
 	g, err := index.Build(ctx, snap, index.Options{
 		Embedder:       e.embedder,
 		History:        e.store.HistorySource(),
 		Logger:         e.log,
 		ColumnSnapshot: colSnap,
 	})
+	wg.Wait()
 	if err != nil {
 		return err
 	}
@@ -312,13 +326,7 @@ func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore boo
 			}
 		}
 	}
-	e.state.Store(&state{
-		gen:   g,
-		lex:   query.NewLexicon(snap),
-		terms: rank.NewTermCache(snap.Caps, query.FieldTerms),
-		facts: newRankFacts(snap.Caps),
-		packs: packRanges(g),
-	})
+	e.state.Store(&state{gen: g, lex: lex, terms: terms, facts: facts, packs: packRanges(g)})
 	return nil
 }
 
