@@ -3,40 +3,13 @@ package query
 import (
 	"slices"
 	"strings"
-	"time"
 
+	"github.com/capdex/capdex/index"
 	"github.com/capdex/capdex/index/text"
 	"github.com/capdex/capdex/registry"
 )
 
-// Retriever names returned by Plan, as index.Kind.String() spells them.
-const (
-	Exact     = "exact"
-	Lexical   = "lexical"
-	Semantic  = "semantic"
-	Metadata  = "metadata"
-	Hierarchy = "hierarchy"
-	History   = "history"
-)
-
-// retrieverOrder is the order Plan lists retrievers in (index.Kind order).
-var retrieverOrder = [...]string{Exact, Lexical, Semantic, Metadata, Hierarchy, History}
-
-// DefaultDeadlines returns the per-retriever deadlines of DESIGN.md §4: exact 50 ms,
-// metadata 100 ms, lexical 200 ms, history 300 ms, semantic 500 ms, and hierarchy 100 ms
-// (a tree walk, as cheap as metadata). A new map each call.
-func DefaultDeadlines() map[string]time.Duration {
-	return map[string]time.Duration{
-		Exact:     50 * time.Millisecond,
-		Metadata:  100 * time.Millisecond,
-		Hierarchy: 100 * time.Millisecond,
-		Lexical:   200 * time.Millisecond,
-		History:   300 * time.Millisecond,
-		Semantic:  500 * time.Millisecond,
-	}
-}
-
-// Plan returns the retrievers a parsed query needs, in index.Kind order:
+// Plan returns the retriever kinds a parsed query needs, in index.Kind order:
 //
 //   - explicit ids: exact + metadata, plus lexical when the text says more than the ids
 //     (no semantic: a name is not a meaning);
@@ -49,38 +22,38 @@ func DefaultDeadlines() map[string]time.Duration {
 //   - a scope (req.Within or p.Scope) adds hierarchy.
 //
 // req may be nil.
-func Plan(p *Parsed, req *registry.SearchRequest) []string {
-	var use [len(retrieverOrder)]bool
-	set := func(names ...string) {
-		for _, n := range names {
-			use[slices.Index(retrieverOrder[:], n)] = true
+func Plan(p *Parsed, req *registry.SearchRequest) []index.Kind {
+	var use [index.NumKinds]bool
+	set := func(kinds ...index.Kind) {
+		for _, k := range kinds {
+			use[k] = true
 		}
 	}
 	switch {
 	case p.Browse && (p.Scope != "" || len(p.IDs) > 0):
-		set(Hierarchy, Metadata)
+		set(index.Hierarchy, index.Metadata)
 		if len(p.IDs) > 0 {
-			set(Exact)
+			set(index.Exact)
 		}
 	case p.Browse:
 		// A browse with no pack to list ("what tools do you have to analyse logs"): the
 		// words are all there is, so search them and add the tree.
-		set(Exact, Lexical, Semantic, Metadata, Hierarchy)
+		set(index.Exact, index.Lexical, index.Semantic, index.Metadata, index.Hierarchy)
 	case len(p.IDs) > 0:
-		set(Exact, Metadata)
+		set(index.Exact, index.Metadata)
 		if hasResidual(p.Text) {
-			set(Lexical)
+			set(index.Lexical)
 		}
 	default:
-		set(Exact, Lexical, Semantic, Metadata, History)
+		set(index.Exact, index.Lexical, index.Semantic, index.Metadata, index.History)
 	}
 	if p.Scope != "" || req != nil && req.Within != "" {
-		set(Hierarchy)
+		set(index.Hierarchy)
 	}
-	out := make([]string, 0, len(retrieverOrder))
-	for i, u := range use {
+	out := make([]index.Kind, 0, index.NumKinds)
+	for k, u := range use {
 		if u {
-			out = append(out, retrieverOrder[i])
+			out = append(out, index.Kind(k))
 		}
 	}
 	return out
