@@ -56,18 +56,24 @@ func (e *Engine) Import(ctx context.Context, caps []*registry.Capability, actor 
 
 // withChange returns the registry caps would make (the active definitions with caps stored
 // over them) and which of its capabilities a lint must check: all of them when the engine's
-// generation is not the store's, else only caps and their children (registry.LintAffected;
-// the registry they join linted clean when it was stored).
+// generation is not the store's, else only caps and their children (registry.LintAffected:
+// the full lint's errors when the registry they join lints clean, as every registry the
+// engine stored does; a registry seeded through Options.Seed is not linted, and its own
+// problems no longer block a change elsewhere in it).
 func (e *Engine) withChange(caps []*registry.Capability) ([]*registry.Capability, func(*registry.Capability) bool, error) {
 	if cur := e.state.Load(); cur != nil && cur.gen.Snapshot().Generation == e.store.Generation() {
 		snap := cur.gen.Snapshot()
 		all := slices.Clone(snap.Caps)
 		touched := make(map[string]bool, len(caps))
+		added := map[string]int{} // position in all of a new id (a repeated id: the last one, as store.PutAll refuses it)
 		for _, c := range caps {
 			touched[c.ID] = true
 			if d, ok := snap.DocID(c.ID); ok {
 				all[d] = c
+			} else if i, ok := added[c.ID]; ok {
+				all[i] = c
 			} else {
+				added[c.ID] = len(all)
 				all = append(all, c)
 			}
 		}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -172,4 +173,30 @@ func TestIncrementalGenerationsSameAsRebuild(t *testing.T) {
 		e.Close()
 	}
 	t.Logf("%d sequences, %d operations (%d availability-only), %d rankings compared", seqs, ops, shared, compared)
+}
+
+// TestImportRepeatedNewIDSameError checks that an import naming a new id twice fails as it
+// did before the incremental lint: the store refuses the duplicate (registry.ErrDuplicateID),
+// and the lint does not report it as a lint error of its own.
+func TestImportRepeatedNewIDSameError(t *testing.T) {
+	ctx := context.Background()
+	e, err := Open(ctx, Options{Seed: testcat.GenerateCatalog(50, 1), NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	var act *registry.Capability
+	for _, c := range e.Snapshot().Caps {
+		if c.ResourceType == registry.TypeAction {
+			act = c
+			break
+		}
+	}
+	n := act.Clone()
+	n.ID = registry.Parent(act.ID) + ".twice"
+	n.Version = 1
+	err = e.Import(ctx, []*registry.Capability{n, n.Clone()}, "test")
+	if !errors.Is(err, registry.ErrDuplicateID) || errors.Is(err, registry.ErrLint) {
+		t.Fatalf("import of one new id twice: %v, want the store's duplicate-id error", err)
+	}
 }
