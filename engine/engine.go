@@ -444,9 +444,33 @@ func (e *Engine) Close() error {
 		for _, f := range e.cleanup {
 			f()
 		}
+		e.keepColumns()
 		err = e.store.Close()
 	})
 	return err
+}
+
+// keepColumns stores the column snapshot of the generation being searched, unless the store
+// holds it already, so that the next Open restores the column view instead of building it.
+// A registry change does not write it (that would cost every change a snapshot of the whole
+// view); Close does, once.
+func (e *Engine) keepColumns() {
+	st := e.state.Load()
+	if st == nil || e.opts.Dir == "" {
+		return
+	}
+	key := fmt.Sprintf("columns/%d", st.gen.Snapshot().Generation)
+	if _, err := e.store.GetBlob(key); !errors.Is(err, store.ErrNotFound) {
+		return
+	}
+	var b bytes.Buffer
+	if err := st.gen.ColumnSnapshot(&b); err != nil {
+		e.log.Warn("taking the column snapshot failed", "err", err)
+		return
+	}
+	if err := e.store.PutBlob(key, b.Bytes()); err != nil {
+		e.log.Warn("keeping the column snapshot failed", "err", err)
+	}
 }
 
 const thresholdsBlob = "calibration/thresholds"

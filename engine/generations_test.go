@@ -200,3 +200,40 @@ func TestImportRepeatedNewIDSameError(t *testing.T) {
 		t.Fatalf("import of one new id twice: %v, want the store's duplicate-id error", err)
 	}
 }
+
+// TestReopenAfterChangesRestoresColumns checks that a store closed after registry changes
+// (which do not write the column snapshot themselves) reopens with its column view restored
+// from the snapshot Close kept, not rebuilt.
+func TestReopenAfterChangesRestoresColumns(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, err := Open(ctx, Options{Dir: dir, Seed: testcat.GenerateCatalog(200, 1), NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := e.Snapshot().Caps[5]
+	if err := e.SetStatus(ctx, c.ID, registry.StatusDeprecated, "test"); err != nil {
+		t.Fatal(err)
+	}
+	d := e.Snapshot().Caps[7].Clone()
+	d.Version++
+	d.Summary += " once more"
+	if err := e.Put(ctx, d, "test"); err != nil {
+		t.Fatal(err)
+	}
+	gen := e.Generation()
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e, err = Open(ctx, Options{Dir: dir, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if e.Generation() != gen {
+		t.Fatalf("reopened at generation %d, want %d", e.Generation(), gen)
+	}
+	if !e.state.Load().gen.ColumnRestored() {
+		t.Error("the reopened engine rebuilt its column view")
+	}
+}
