@@ -77,8 +77,10 @@ func sortErrors(es LintErrors) {
 // Lint checks a whole registry against the structural and governance rules of docs/ARCHITECTURE.md "Definitions"
 // and returns every problem found, or nil when the registry is clean. The rules:
 //
-//   - ids are well formed (ValidID) and unique; the parent of a dotted id is a pack in caps;
-//   - version >= 1; title, owner, status and resource_type are present;
+//   - ids are well formed (ValidID) and unique, and so are their tool names (ToolName); the
+//     parent of a dotted id is a pack in caps;
+//   - version >= 1; title, owner, status and resource_type are present; prose holds no
+//     control characters and is valid UTF-8 (a title, owner, alias or step title is one line);
 //   - enums are valid: resource_type, capability_type (CapabilityTypes), side_effect,
 //     risk_level, status, network_policy, handler.kind (go, exec, http), health.status;
 //   - an action has side_effect, risk_level, when_to_use, arguments_schema, output_schema
@@ -93,7 +95,12 @@ func sortErrors(es LintErrors) {
 //
 // Lint does not modify caps. Errors of capabilities read by the loader carry file and line.
 func Lint(caps []*Capability) LintErrors {
-	return LintAffected(caps, func(*Capability) bool { return true })
+	return lint(caps, ToolName)
+}
+
+// lint is Lint with the tool-name function as a parameter (a test narrows its hash).
+func lint(caps []*Capability, toolName func(string) string) LintErrors {
+	return lintWith(caps, toolName, func(*Capability) bool { return true })
 }
 
 type linter struct {
@@ -102,6 +109,8 @@ type linter struct {
 	errs   LintErrors
 	jobs   []schemaJob
 	sealed []*Capability // capabilities whose schema_digest is checked
+	// toolName is ToolName (see lint).
+	toolName func(string) string
 }
 
 // schemaJob is one schema to compile; examples are validated against arguments schemas.
@@ -139,6 +148,7 @@ func (l *linter) capability(c *Capability, index int) {
 	}
 	l.required(c, "title", c.Title)
 	l.required(c, "owner", c.Owner)
+	l.text(c)
 	switch c.Status {
 	case StatusActive, StatusDeprecated, StatusOffline:
 	case "":
@@ -349,12 +359,20 @@ func withArticle(noun string) string {
 
 // LintAffected is Lint restricted to the capabilities of caps for which affected is true:
 // it returns exactly the errors Lint(caps) reports for them, in the same order. The rules
-// of one capability read only the capability itself, its parent and the other definitions
-// of its id, so after a change to a registry that linted clean, every error of Lint(caps)
-// belongs to a changed capability, a child of a changed or deleted one, or a duplicate of
-// a changed id: checking those alone (an incremental lint) gives the full lint's errors.
+// of one capability read only the capability itself, its parent, the other definitions of
+// its id and the capabilities with the same leaf tool name, so after a change to a registry
+// that linted clean, every error of Lint(caps) belongs to a changed capability, a child of a
+// changed or deleted one, a duplicate of a changed id, or a capability whose tool name
+// collides with a changed one's: checking those alone (an incremental lint) gives the full
+// lint's errors. The tool names of all capabilities are computed; only the collisions that
+// involve an affected capability are reported.
 func LintAffected(caps []*Capability, affected func(*Capability) bool) LintErrors {
-	l := &linter{byID: make(map[string]*Capability, len(caps)), first: make(map[string]int, len(caps))}
+	return lintWith(caps, ToolName, affected)
+}
+
+// lintWith checks the capabilities of caps for which affected is true (see LintAffected).
+func lintWith(caps []*Capability, toolName func(string) string, affected func(*Capability) bool) LintErrors {
+	l := &linter{byID: make(map[string]*Capability, len(caps)), first: make(map[string]int, len(caps)), toolName: toolName}
 	for i, c := range caps {
 		if c == nil {
 			continue
@@ -368,6 +386,7 @@ func LintAffected(caps []*Capability, affected func(*Capability) bool) LintError
 			l.capability(c, i)
 		}
 	}
+	l.toolNames(caps, affected)
 	l.checkParallel()
 	if len(l.errs) == 0 {
 		return nil

@@ -30,6 +30,9 @@ const (
 	DefaultMaxBodyBytes        = 1 << 20
 	DefaultMaxLeafTools        = 16
 	DefaultReadHeaderTimeout   = 5 * time.Second
+	DefaultReadTimeout         = 30 * time.Second
+	DefaultIdleTimeout         = 2 * time.Minute
+	DefaultMaxMCPLineBytes     = 4 << 20
 	DefaultShutdownTimeout     = 15 * time.Second
 	DefaultSessionIdleTimeout  = 30 * time.Minute
 	// DefaultConfigFile is the file looked for in the working directory when neither
@@ -136,6 +139,15 @@ type Limits struct {
 	MaxLeafTools int `yaml:"max_leaf_tools"`
 	// ReadHeaderTimeout bounds reading a request's headers (default 5s).
 	ReadHeaderTimeout Duration `yaml:"read_header_timeout"`
+	// ReadTimeout bounds reading a request's body, from the end of its headers; a body
+	// slower than that is answered 408 and its connection closed (default 30s). The answer
+	// itself (a run, an event stream) is not bounded by it.
+	ReadTimeout Duration `yaml:"read_timeout"`
+	// IdleTimeout closes a keep-alive connection with no request for this long (default 2m).
+	IdleTimeout Duration `yaml:"idle_timeout"`
+	// MaxMCPLineBytes bounds one JSON-RPC message of capdex mcp (stdio, one message a line);
+	// a longer line is answered with a JSON-RPC error and skipped (default 4 MiB).
+	MaxMCPLineBytes int `yaml:"max_mcp_line_bytes"`
 	// ShutdownTimeout bounds the drain of in-flight requests on shutdown (default 15s).
 	ShutdownTimeout Duration `yaml:"shutdown_timeout"`
 	// SessionIdleTimeout closes an MCP HTTP session idle this long (default 30m).
@@ -276,6 +288,15 @@ func (c *Config) ApplyDefaults() {
 	if l.ReadHeaderTimeout == 0 {
 		l.ReadHeaderTimeout = Duration(DefaultReadHeaderTimeout)
 	}
+	if l.ReadTimeout == 0 {
+		l.ReadTimeout = Duration(DefaultReadTimeout)
+	}
+	if l.IdleTimeout == 0 {
+		l.IdleTimeout = Duration(DefaultIdleTimeout)
+	}
+	if l.MaxMCPLineBytes == 0 {
+		l.MaxMCPLineBytes = DefaultMaxMCPLineBytes
+	}
 	if l.ShutdownTimeout == 0 {
 		l.ShutdownTimeout = Duration(DefaultShutdownTimeout)
 	}
@@ -352,7 +373,8 @@ func (c *Config) Validate() error {
 		}
 	}
 	l := c.Limits
-	if l.MaxInflightSearches < 0 || l.MaxInflightRuns < 0 || l.MaxBodyBytes < 0 || l.MaxLeafTools < 0 {
+	if l.MaxInflightSearches < 0 || l.MaxInflightRuns < 0 || l.MaxBodyBytes < 0 || l.MaxLeafTools < 0 ||
+		l.ReadTimeout < 0 || l.IdleTimeout < 0 || l.MaxMCPLineBytes < 0 {
 		add("limits must not be negative")
 	}
 	if _, err := ParseLevel(c.LogLevel); err != nil {

@@ -29,6 +29,9 @@ limits:
   max_body_bytes: 4096
   max_leaf_tools: 4
   read_header_timeout: 2s
+  read_timeout: 7s
+  idle_timeout: 8s
+  max_mcp_line_bytes: 65536
   shutdown_timeout: 3s
   session_idle_timeout: 1m
 base_urls: {billing: "https://billing.example"}
@@ -54,6 +57,9 @@ func TestParseConfig(t *testing.T) {
 			if c.Limits.MaxInflightSearches != 7 || c.Limits.MaxBodyBytes != 4096 || c.Limits.ReadHeaderTimeout.D() != 2*time.Second ||
 				c.Limits.SessionIdleTimeout.D() != time.Minute || c.Limits.MaxLeafTools != 4 {
 				t.Errorf("limits: %+v", c.Limits)
+			}
+			if c.Limits.ReadTimeout.D() != 7*time.Second || c.Limits.IdleTimeout.D() != 8*time.Second || c.Limits.MaxMCPLineBytes != 65536 {
+				t.Errorf("read_timeout/idle_timeout/max_mcp_line_bytes: %+v", c.Limits)
 			}
 			if c.TokenTTL.D() != 2*time.Minute || c.BaseURLs["billing"] == "" || c.LocalIdentity.Tenant != "home" {
 				t.Errorf("token_ttl/base_urls/local_identity: %+v", c)
