@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/capdex/capdex/actors"
+	"github.com/capdex/capdex/engine/feedback"
 	"github.com/capdex/capdex/engine/govern"
 	"github.com/capdex/capdex/engine/handlers"
 	"github.com/capdex/capdex/engine/query"
@@ -38,6 +39,10 @@ type Options struct {
 	// Embedder for the semantic retriever. Default: the offline hashed n-gram embedder.
 	// Its vectors are cached in the store by embedder id and text hash.
 	Embedder embed.Embedder
+	// EmbedProgress, when set, is called during a build after each batch of capability
+	// texts a dense embedder computed (texts found in the vector cache are not computed):
+	// done so far, out of at most total. For a progress bar on first import.
+	EmbedProgress func(done, total int)
 	// Normalizer turns a query into a parsed query. Default: the rules normalizer.
 	Normalizer query.Normalizer
 	// Deadlines per retriever name ("exact", "lexical", ...: index.Kind.String). Missing
@@ -78,6 +83,9 @@ type Options struct {
 	Logger *slog.Logger
 	// NoSync turns off fsync of store commits (tests and throwaway stores only).
 	NoSync bool
+	// Feedback tunes learning from use (sessions' searches, describes and runs; see
+	// docs/feedback.md). Nil takes the defaults.
+	Feedback *FeedbackOptions
 }
 
 // Engine is a capability registry with search, describe and run. All methods are safe for
@@ -96,7 +104,9 @@ type Engine struct {
 	deadlines [index.NumKinds]time.Duration
 	thresh    atomic.Pointer[rank.Thresholds]
 	embedder  embed.Embedder
-	inline    uint16 // actors.Job.Inline of every search (inlineKinds)
+	progress  *progressEmbedder  // set with Options.EmbedProgress and a dense embedder
+	fb        *feedback.Recorder // sessions' searches, describes, runs; feeds history
+	inline    uint16             // actors.Job.Inline of every search (inlineKinds)
 	// busy counts the searches in progress, from preparation to answer: a search alone
 	// may be helped by its caller (actors.Job.Alone).
 	busy atomic.Int32
@@ -177,6 +187,7 @@ func (e *Engine) init(ctx context.Context) error {
 	if o.Weights != nil {
 		e.weights = *o.Weights
 	}
+
 	e.rerank = rank.DefaultRerankOptions()
 	if o.Rerank != nil {
 		e.rerank = *o.Rerank
@@ -219,11 +230,18 @@ func (e *Engine) init(ctx context.Context) error {
 		emb = embed.NewHashed()
 	}
 	if _, sparse := emb.(embed.SparseEmbedder); !sparse {
+		if o.EmbedProgress != nil {
+			e.progress = &progressEmbedder{Embedder: emb}
+			emb = e.progress
+		}
 		emb = embed.WithCache(emb, vectorCache{e.store})
 	}
 	e.embedder = emb
 	e.inline = inlineKinds(*o, emb)
 
+	if err := e.openFeedback(); err != nil {
+		return err
+	}
 	if e.store.Generation() == 0 {
 		seed, err := e.seed()
 		if err != nil {
@@ -324,9 +342,14 @@ func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore boo
 		facts = newRankFacts(snap.Caps)
 	})
 	wg.Go(func() { terms = rank.NewTermCache(snap.Caps, query.FieldTerms) })
+	if p := e.progress; p != nil {
+		p.watch.Store(&buildProgress{total: len(snap.Caps), fn: e.opts.EmbedProgress})
+		defer p.watch.Store(nil)
+	}
 	g, err := index.Build(ctx, snap, index.Options{
 		Embedder:       e.embedder,
 		History:        e.store.HistorySource(),
+		Feedback:       e.fb,
 		Logger:         e.log,
 		ColumnSnapshot: colSnap,
 	})

@@ -34,13 +34,19 @@ type Update struct {
 func (e *Engine) Search(ctx context.Context, req registry.SearchRequest, rc registry.RuntimeContext) (*registry.SearchResponse, error) {
 	e.busy.Add(1)
 	defer e.busy.Add(-1)
-	job, sc, err := e.prepare(ctx, &req, &rc, false)
+	return e.search(ctx, req, rc, nil)
+}
+
+// search runs one search, with the pipeline changed by v when v is not nil.
+func (e *Engine) search(ctx context.Context, req registry.SearchRequest, rc registry.RuntimeContext, v *Variant) (*registry.SearchResponse, error) {
+	job, sc, err := e.prepareVariant(ctx, &req, &rc, false, v)
 	if err != nil {
 		return nil, err
 	}
 	resp, err := e.sys.Search(ctx, job)
 	if err == nil {
 		sc.release() // the final ranking is done; after an error the gather actor may not be
+		e.recordSearch(sc, resp)
 	}
 	return resp, err
 }
@@ -66,6 +72,9 @@ func (e *Engine) SearchStream(ctx context.Context, req registry.SearchRequest, r
 		final := false
 		for u := range in {
 			final = final || u.Final
+			if u.Final {
+				e.recordSearch(sc, u.Response)
+			}
 			out <- Update{Response: u.Response, Final: u.Final}
 		}
 		if final {
@@ -105,6 +114,11 @@ func ValidateSearch(req *registry.SearchRequest) error {
 // prepare validates and normalises the request and builds the actor job and the ranking
 // side of the search.
 func (e *Engine) prepare(ctx context.Context, req *registry.SearchRequest, rc *registry.RuntimeContext, stream bool) (*actors.Job, *searchCtx, error) {
+	return e.prepareVariant(ctx, req, rc, stream, nil)
+}
+
+// prepareVariant is prepare with the pipeline changed by v (nil: unchanged).
+func (e *Engine) prepareVariant(ctx context.Context, req *registry.SearchRequest, rc *registry.RuntimeContext, stream bool, v *Variant) (*actors.Job, *searchCtx, error) {
 	if err := ValidateSearch(req); err != nil {
 		return nil, nil, err
 	}
@@ -121,13 +135,16 @@ func (e *Engine) prepare(ctx context.Context, req *registry.SearchRequest, rc *r
 	kinds := query.Plan(parsed, req)
 	plan := make([]actors.Step, 0, len(kinds))
 	for _, k := range kinds {
+		if v.skips(k) {
+			continue
+		}
 		plan = append(plan, actors.Step{Kind: k, Deadline: e.deadlines[k], Limit: stepLimit(k)})
 	}
 	iq := &index.Query{
 		Text: parsed.Text, Terms: parsed.Terms, IDs: parsed.IDs,
 		Intents: parsed.Intents, Entities: parsed.Entities, Symptoms: parsed.Symptoms,
 		Match: req.Match, Within: req.Within, Browse: parsed.Browse,
-		User: rc.User, Project: rc.Project,
+		User: rc.User, Project: rc.Project, Tenant: rc.Tenant,
 	}
 	if iq.Within == "" && parsed.Browse {
 		iq.Within = parsed.Scope
@@ -140,7 +157,7 @@ func (e *Engine) prepare(ctx context.Context, req *registry.SearchRequest, rc *r
 			iq.Terms = []string{} // the text has no terms: do not analyse it again
 		}
 	}
-	sc := &searchCtx{e: e, st: st, req: req, rc: rc, parsed: parsed, allow: allow, start: start}
+	sc := &searchCtx{e: e, st: st, req: req, rc: rc, parsed: parsed, allow: allow, start: start, variant: v}
 	sc.signals = e.signals(st, parsed, req)
 	retrieve := actors.RetrieveFunc(st.gen.Retrieve)
 	if e.opts.WrapRetriever != nil {
@@ -247,6 +264,8 @@ type searchCtx struct {
 	allow   *roaring.Bitmap
 	start   time.Time
 	bufs    *rankBufs // taken on the first rank call, returned by release
+	// variant, when set, changes the pipeline (SearchVariant).
+	variant *Variant
 	// expected, when set, makes the final ranking record a calibration sample.
 	expected registry.Resolution
 	sample   rank.Sample
@@ -392,13 +411,19 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 	cands := b.cands
 	noBreakdown := !sc.req.Explain // the breakdown is shown only in an explanation
 	w := e.weights
+	if v := sc.variant; v != nil && v.Weights != nil {
+		w = *v.Weights
+	}
 	w.NoBreakdown = noBreakdown
-	w.Unsorted = true // Rerank sorts
+	rerank := sc.variant == nil || !sc.variant.NoRerank
+	w.Unsorted = rerank // Rerank sorts
 	rank.Fuse(cands, w)
-	ro := e.rerank
-	ro.Terms = sc.st.terms
-	ro.NoBreakdown = noBreakdown
-	rank.Rerank(cands, sc.signals, ro)
+	if rerank {
+		ro := e.rerank
+		ro.Terms = sc.st.terms
+		ro.NoBreakdown = noBreakdown
+		rank.Rerank(cands, sc.signals, ro)
+	}
 	th := *e.thresh.Load()
 	sig := sc.signals
 	sig.PolicyHidden = sc.policyHidden()
@@ -410,7 +435,13 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 	do.Ambiguous = res == registry.Ambiguous
 	do.ExplicitWrite = sc.signals.ExplicitWrite
 	do.NoBreakdown = noBreakdown
-	top := rank.Diversify(cands, sc.req.Limit, do)
+	var top []rank.Candidate
+	if sc.variant != nil && sc.variant.NoDiversify {
+		rank.Complete(cands)
+		top = cands[:min(sc.req.Limit, len(cands))]
+	} else {
+		top = rank.Diversify(cands, sc.req.Limit, do)
+	}
 
 	resp := &registry.SearchResponse{
 		Query: sc.req.Query, Scope: scopeOf(sc.req), Resolution: res, Reason: reason,

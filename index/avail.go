@@ -27,10 +27,11 @@ func (g *Generation) WithAvailability(snap *registry.Snapshot) (*Generation, err
 		}
 	}
 	start := time.Now()
-	ng := &Generation{snap: snap, n: g.n, pack: g.pack, emb: g.emb, history: g.history, log: g.log,
-		cols: &colView{}, filter: &filterIndex{},
-		tree: g.tree, exact: g.exact, lex: g.lex, meta: g.meta, sem: g.sem}
-	ng.stats = g.stats
+	// Everything is shared (the indexes are read-only after Build) but the snapshot and the
+	// availability parts, which are made afresh.
+	cp := *g
+	ng := &cp
+	ng.snap, ng.cols, ng.filter = snap, &colView{}, &filterIndex{}
 	ng.stats.ColumnRestored = false
 	t := time.Now()
 	if err := ng.buildColumns(nil); err != nil {

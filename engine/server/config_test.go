@@ -92,6 +92,32 @@ func TestParseConfig(t *testing.T) {
 		{name: "key without user", yaml: "keys: [{key: 0123456789abcdef0}]\n", wantErr: "user is required"},
 		{name: "negative weight", yaml: "fusion: {exact: -1}\n", wantErr: "fusion.exact is negative"},
 		{name: "bad log level", yaml: "log_level: loud\n", wantErr: "log_level"},
+		{name: "fusion method rrf", yaml: "fusion: {method: rrf, weights: {semantic: 0.5}}\n", check: func(t *testing.T, c *Config) {
+			w := c.EngineOptions().Weights
+			if w == nil || w.ScoreShare != 0 || w.Metadata != 1.4 || w.Semantic != 0.5 || w.Lexical != 1.2 {
+				t.Errorf("rrf weights: %+v", w)
+			}
+		}},
+		{name: "fusion method score", yaml: "fusion: {method: score}\n", check: func(t *testing.T, c *Config) {
+			if w := c.EngineOptions().Weights; w == nil || w.ScoreShare != 1 {
+				t.Errorf("score weights: %+v", w)
+			}
+		}},
+		{name: "unknown fusion method", yaml: "fusion: {method: borda}\n", wantErr: `fusion method "borda"`},
+		{name: "negative nested weight", yaml: "fusion: {weights: {lexical: -2}}\n", wantErr: "fusion.weights.lexical is negative"},
+		{name: "embedder model2vec", yaml: "embedder: {kind: model2vec, path: models/potion}\n", check: func(t *testing.T, c *Config) {
+			if s := c.Embedder.Spec(); s.Kind != "model2vec" || s.Path != "models/potion" {
+				t.Errorf("spec %+v", s)
+			}
+		}},
+		{name: "embedder openai", yaml: "embedder: {kind: openai, url: 'http://127.0.0.1:8080', model: m, api_key_env: K, timeout: 2s, batch_size: 16}\n", check: func(t *testing.T, c *Config) {
+			if s := c.Embedder.Spec(); s.Kind != "openai" || s.URL != "http://127.0.0.1:8080" || s.Model != "m" || s.APIKeyEnv != "K" || s.Timeout != 2*time.Second || s.BatchSize != 16 {
+				t.Errorf("spec %+v", s)
+			}
+		}},
+		{name: "embedder without model", yaml: "embedder: {kind: ollama, url: 'http://localhost:11434'}\n", wantErr: "needs url and model"},
+		{name: "embedder unknown kind", yaml: "embedder: {kind: word2vec}\n", wantErr: `embedder kind "word2vec"`},
+		{name: "embedder model2vec without path", yaml: "embedder: {kind: model2vec}\n", wantErr: "needs path"},
 		{name: "bad addr", yaml: "addr: localhost\n", wantErr: "want host:port"},
 		{name: "two documents", yaml: "addr: a\n---\naddr: b\n", wantErr: "more than one YAML document"},
 	}

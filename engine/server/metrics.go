@@ -18,6 +18,7 @@ type metrics struct {
 	searchSeconds    prometheus.Histogram
 	retrieverSeconds *prometheus.HistogramVec
 	retrieverTimeout *prometheus.CounterVec
+	retrieverFailed  *prometheus.CounterVec
 	searches         *prometheus.CounterVec
 	partial          prometheus.Counter
 	runs             *prometheus.CounterVec
@@ -46,6 +47,9 @@ func newMetrics() *metrics {
 	}, []string{"retriever"})
 	m.retrieverTimeout = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "capdex_retriever_timeouts_total", Help: "Searches in which a retriever timed out (the search went on partial).",
+	}, []string{"retriever"})
+	m.retrieverFailed = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "capdex_retriever_failures_total", Help: "Searches in which a retriever failed, such as an embeddings endpoint that errs (the search went on partial).",
 	}, []string{"retriever"})
 	m.searches = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "capdex_searches_total", Help: "Searches by outcome: ok, invalid (bad request), error, rejected (overload).",
@@ -78,11 +82,12 @@ func newMetrics() *metrics {
 	m.leafTools = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "capdex_mcp_leaf_tools_registered_total", Help: "Leaf tools registered in MCP sessions after a describe.",
 	})
-	m.reg.MustRegister(m.searchSeconds, m.retrieverSeconds, m.retrieverTimeout, m.searches, m.partial,
+	m.reg.MustRegister(m.searchSeconds, m.retrieverSeconds, m.retrieverTimeout, m.retrieverFailed, m.searches, m.partial,
 		m.runs, m.inflight, m.rejected, m.httpRequests, m.httpSeconds, m.generation, m.reloads, m.leafTools,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	for _, r := range engine.RetrieverNames() {
 		m.retrieverTimeout.WithLabelValues(r)
+		m.retrieverFailed.WithLabelValues(r)
 	}
 	for _, kind := range []string{"search", "run"} {
 		m.rejected.WithLabelValues(kind)
@@ -110,5 +115,8 @@ func (m *metrics) observeSearch(took time.Duration, resp *registry.SearchRespons
 	}
 	for _, r := range resp.SearchMeta.TimedOutRetrievers {
 		m.retrieverTimeout.WithLabelValues(r).Inc()
+	}
+	for _, r := range resp.SearchMeta.FailedRetrievers {
+		m.retrieverFailed.WithLabelValues(r).Inc()
 	}
 }

@@ -106,6 +106,14 @@ func Open(ctx context.Context, cfg *Config, opts Options) (*Server, error) {
 
 	eo := c.EngineOptions()
 	eo.Logger = log
+	if c.Embedder != (EmbedderConfig{}) {
+		emb, err := engine.OpenEmbedder(c.Embedder.Spec())
+		if err != nil {
+			return nil, fmt.Errorf("embedder: %w", err)
+		}
+		eo.Embedder = emb
+		log.Info("semantic retriever embedder", "id", emb.ID())
+	}
 	if opts.EngineOptions != nil {
 		opts.EngineOptions(&eo)
 	}
@@ -123,6 +131,7 @@ func Open(ctx context.Context, cfg *Config, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.eng = eng
+	s.m.registerFunnel(eng.FunnelTotals)
 	if err := s.init(ctx); err != nil {
 		s.Close()
 		return nil, err
