@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"reflect"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -72,6 +73,12 @@ type Options struct {
 	// (per-retriever latency metrics) and for tests that make a retriever slow or panic. It is
 	// called once per search and the function it returns concurrently for each retriever.
 	WrapRetriever func(next actors.RetrieveFunc) actors.RetrieveFunc
+	// RetrieverTimes, when set, is called once per retriever that ran for a search, when
+	// its final ranking is made, with the retriever's name and how long it ran
+	// (actors.Evidence.Took): per-retriever metrics without a wrapper, so the searches
+	// still run on their caller (a wrapper turns that off). A retriever that answers after
+	// the search was ranked is not reported. It is called concurrently by searches.
+	RetrieverTimes func(retriever string, took time.Duration)
 	// Logger receives the engine's, Badger's and protoactor's messages. Nil discards them.
 	Logger *slog.Logger
 	// NoSync turns off fsync of store commits (tests and throwaway stores only).
@@ -297,6 +304,11 @@ func (e *Engine) seed() ([]*registry.Capability, error) {
 func (e *Engine) Reload(ctx context.Context) error {
 	e.reloadMu.Lock()
 	defer e.reloadMu.Unlock()
+	return e.reloadLocked(ctx)
+}
+
+// reloadLocked is Reload with reloadMu held.
+func (e *Engine) reloadLocked(ctx context.Context) error {
 	caps, gen, err := e.store.Active()
 	if err != nil {
 		return err
@@ -308,16 +320,42 @@ func (e *Engine) Reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	colKey := fmt.Sprintf("columns/%d", gen)
-	var colSnap []byte
-	switch b, err := e.store.GetBlob(colKey); {
-	case err == nil:
-		colSnap = b
-	case !errors.Is(err, store.ErrNotFound):
+	if err := e.build(ctx, snap, true); err != nil {
 		return err
 	}
+	e.log.Info("registry generation loaded", "generation", gen, "capabilities", len(caps))
+	return nil
+}
+
+// build indexes snap in full and swaps it in; restore uses (and, absent, keeps) the column
+// snapshot stored for its generation.
+func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore bool) error {
+	gen := snap.Generation
+	colKey := fmt.Sprintf("columns/%d", gen)
+	var colSnap []byte
+	if restore {
+		switch b, err := e.store.GetBlob(colKey); {
+		case err == nil:
+			colSnap = b
+		case !errors.Is(err, store.ErrNotFound):
+			return err
+		}
+	}
+	// The query side and the ranking's facts read only the snapshot: they are built while
+	// the index is.
+	var (
+		wg    sync.WaitGroup
+		lex   *query.Lexicon
+		terms *rank.TermCache
+		facts *rankFacts
+	)
+	wg.Go(func() {
+		lex = query.NewLexicon(snap)
+		facts = newRankFacts(snap.Caps)
+	})
+	wg.Go(func() { terms = rank.NewTermCache(snap.Caps, query.FieldTerms) })
 	if p := e.progress; p != nil {
-		p.watch.Store(&buildProgress{total: len(caps), fn: e.opts.EmbedProgress})
+		p.watch.Store(&buildProgress{total: len(snap.Caps), fn: e.opts.EmbedProgress})
 		defer p.watch.Store(nil)
 	}
 	g, err := index.Build(ctx, snap, index.Options{
@@ -327,10 +365,11 @@ func (e *Engine) Reload(ctx context.Context) error {
 		Logger:         e.log,
 		ColumnSnapshot: colSnap,
 	})
+	wg.Wait()
 	if err != nil {
 		return err
 	}
-	if colSnap == nil {
+	if restore && colSnap == nil {
 		var b bytes.Buffer
 		if err := g.ColumnSnapshot(&b); err == nil {
 			if err := e.store.PutBlob(colKey, b.Bytes()); err != nil {
@@ -338,15 +377,87 @@ func (e *Engine) Reload(ctx context.Context) error {
 			}
 		}
 	}
-	e.state.Store(&state{
-		gen:   g,
-		lex:   query.NewLexicon(snap),
-		terms: rank.NewTermCache(snap.Caps, query.FieldTerms),
-		facts: newRankFacts(snap.Caps),
-		packs: packRanges(g),
-	})
-	e.log.Info("registry generation loaded", "generation", gen, "capabilities", len(caps))
+	e.state.Store(&state{gen: g, lex: lex, terms: terms, facts: facts, packs: packRanges(g)})
 	return nil
+}
+
+// applyChange swaps in the generation after a registry change the engine just stored: the
+// definitions of put (stored or given a new status) and the deleted ids. It reads only those
+// definitions back, derives the next snapshot from the current one (registry.Snapshot.Apply)
+// and, when the change touches only availability (status, health, enabled), shares every
+// text index and the query side with the current generation and rebuilds only the
+// availability parts (index.Generation.WithAvailability, the ranking's availability table).
+// Anything else it cannot follow (the store moved on by more than this change) is a full
+// Reload.
+func (e *Engine) applyChange(ctx context.Context, put, deleted []string) error {
+	e.reloadMu.Lock()
+	defer e.reloadMu.Unlock()
+	cur := e.state.Load()
+	gen := e.store.Generation()
+	if cur == nil {
+		return e.reloadLocked(ctx)
+	}
+	old := cur.gen.Snapshot()
+	switch {
+	case gen == old.Generation:
+		return nil // nothing was stored (identical definitions)
+	case gen != old.Generation+1:
+		return e.reloadLocked(ctx)
+	}
+	caps := make([]*registry.Capability, 0, len(put))
+	avail := len(deleted) == 0
+	for _, id := range put {
+		c, err := e.store.Get(id, 0)
+		if err != nil {
+			return err
+		}
+		caps = append(caps, c)
+		if prev, ok := old.Get(id); !ok || !availabilityOnly(prev, c) {
+			avail = false
+		}
+	}
+	snap, err := old.Apply(gen, caps, deleted)
+	if err != nil {
+		return err
+	}
+	if avail {
+		g, err := cur.gen.WithAvailability(snap)
+		var terms *rank.TermCache
+		if err == nil {
+			terms, err = cur.terms.WithCaps(snap.Caps)
+		}
+		if err == nil {
+			e.state.Store(&state{gen: g, lex: cur.lex, terms: terms, facts: newRankFacts(snap.Caps), packs: cur.packs})
+			e.log.Debug("registry generation loaded (availability only)", "generation", gen, "changed", len(put))
+			return nil
+		}
+		e.log.Warn("availability change rebuilt in full", "err", err)
+	}
+	if err := e.build(ctx, snap, false); err != nil {
+		return err
+	}
+	e.log.Debug("registry generation loaded", "generation", gen, "changed", len(put), "deleted", len(deleted))
+	return nil
+}
+
+// availabilityOnly reports whether b differs from a only in fields that decide availability
+// and that no text index, lexicon or term cache reads: status, health, enabled, version and
+// provenance.
+func availabilityOnly(a, b *registry.Capability) bool {
+	x, y := *a, *b
+	for _, c := range []*registry.Capability{&x, &y} {
+		c.Status, c.Health, c.Enabled, c.Version, c.Provenance, c.Eff = "", registry.Health{}, nil, 0, registry.Provenance{}, registry.Effective{}
+	}
+	return reflect.DeepEqual(&x, &y)
+}
+
+// RetrieverNames returns the names of the retrievers a search may plan, in retriever order.
+func RetrieverNames() []string {
+	out := make([]string, 0, index.NumKinds)
+	for k := index.Kind(0); k < index.NumKinds; k++ {
+		out = append(out, k.String())
+	}
+	return out
 }
 
 // Generation returns the registry generation being searched.
@@ -368,9 +479,33 @@ func (e *Engine) Close() error {
 		for _, f := range e.cleanup {
 			f()
 		}
+		e.keepColumns()
 		err = e.store.Close()
 	})
 	return err
+}
+
+// keepColumns stores the column snapshot of the generation being searched, unless the store
+// holds it already, so that the next Open restores the column view instead of building it.
+// A registry change does not write it (that would cost every change a snapshot of the whole
+// view); Close does, once.
+func (e *Engine) keepColumns() {
+	st := e.state.Load()
+	if st == nil || e.opts.Dir == "" {
+		return
+	}
+	key := fmt.Sprintf("columns/%d", st.gen.Snapshot().Generation)
+	if _, err := e.store.GetBlob(key); !errors.Is(err, store.ErrNotFound) {
+		return
+	}
+	var b bytes.Buffer
+	if err := st.gen.ColumnSnapshot(&b); err != nil {
+		e.log.Warn("taking the column snapshot failed", "err", err)
+		return
+	}
+	if err := e.store.PutBlob(key, b.Bytes()); err != nil {
+		e.log.Warn("keeping the column snapshot failed", "err", err)
+	}
 }
 
 const thresholdsBlob = "calibration/thresholds"

@@ -310,6 +310,13 @@ type packSeen struct {
 // rank turns the evidence gathered so far into a response.
 func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 	e, gen := sc.e, sc.st.gen
+	if g.Final && e.opts.RetrieverTimes != nil {
+		for i := range g.Evidence {
+			if ev := &g.Evidence[i]; ev.Took > 0 {
+				e.opts.RetrieverTimes(ev.Kind.String(), ev.Took)
+			}
+		}
+	}
 	hits := 0
 	for i := range g.Evidence {
 		if g.Evidence[i].Outcome == actors.OK {

@@ -893,6 +893,7 @@ func decodeDefs(raws [][]byte, ptrs []pointer) ([]*registry.Capability, error) {
 				if ptrs[i].Status != "" {
 					c.Status = ptrs[i].Status
 				}
+				registry.Intern(c)
 				out[i] = c
 			}
 		}()
