@@ -253,6 +253,7 @@ type searchCtx struct {
 	bufs    *rankBufs // taken on the first rank call, returned by release
 	// expected, when set, makes the final ranking record a calibration sample.
 	expected registry.Resolution
+	sampling bool
 	sample   rank.Sample
 	// visible holds what the caller may see whatever the request's filters (computed on the
 	// first pack candidate); packs caches which packs have a visible descendant.
@@ -400,17 +401,28 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 	sig := sc.signals
 	sig.PolicyHidden = sc.policyHidden()
 	res, reason, missing := rank.Resolve(cands, sig, th)
-	if sc.expected != "" && g.Final {
+	conf := rank.Confidence(cands, sig, th)
+	if sc.sampling && g.Final {
 		sc.sample = rank.SampleOf(cands, sig, sc.expected)
 	}
 	do := e.diversify
-	do.Ambiguous = res == registry.Ambiguous
+	// The list spreads over packs and intents when the thresholds find a near tie or the
+	// request is ambiguous by its form (a browse, a pack, a vague goal): the calibrated
+	// confidence says whether to act on the top, not how to lay out the alternatives.
+	spread := res
+	if th.Model != nil {
+		plain := th
+		plain.Model = nil
+		spread, _, _ = rank.Resolve(cands, sig, plain)
+	}
+	do.Ambiguous = spread == registry.Ambiguous || res == registry.Ambiguous && (sig.Browse || sig.Vague)
 	do.ExplicitWrite = sc.signals.ExplicitWrite
 	do.NoBreakdown = noBreakdown
 	top := rank.Diversify(cands, sc.req.Limit, do)
 
 	resp := &registry.SearchResponse{
 		Query: sc.req.Query, Scope: scopeOf(sc.req), Resolution: res, Reason: reason,
+		Confidence: round4(conf), Decision: registry.Decide(res, reason),
 		MissingInformation: missing, Matches: make([]registry.Match, 0, len(top)),
 	}
 	for i := range top {
@@ -571,21 +583,23 @@ func (e *Engine) Probe(ctx context.Context, retriever string, req registry.Searc
 	return out, nil
 }
 
-// CalibrationSample runs a search and returns the sample its final ranking gives
-// rank.Calibrate, labelled with the resolution the case expects.
-func (e *Engine) CalibrationSample(ctx context.Context, req registry.SearchRequest, rc registry.RuntimeContext, expected registry.Resolution) (rank.Sample, error) {
+// CalibrationSample runs a search and returns its response with the sample its final
+// ranking gives rank.Calibrate (labelled with the resolution the case expects) and whose
+// Features rank.Fit learns from.
+func (e *Engine) CalibrationSample(ctx context.Context, req registry.SearchRequest, rc registry.RuntimeContext, expected registry.Resolution) (*registry.SearchResponse, rank.Sample, error) {
 	e.busy.Add(1)
 	defer e.busy.Add(-1)
 	job, sc, err := e.prepare(ctx, &req, &rc, false)
 	if err != nil {
-		return rank.Sample{}, err
+		return nil, rank.Sample{}, err
 	}
-	sc.expected = expected
-	if _, err := e.sys.Search(ctx, job); err != nil {
-		return rank.Sample{}, err
+	sc.expected, sc.sampling = expected, true
+	resp, err := e.sys.Search(ctx, job)
+	if err != nil {
+		return nil, rank.Sample{}, err
 	}
 	sc.release()
-	return sc.sample, nil
+	return resp, sc.sample, nil
 }
 
 // skipped marks a document in a docTable that is not a candidate (an empty pack).

@@ -44,6 +44,33 @@ const (
 	NoConfidentMatch Resolution = "no_confident_match"
 )
 
+// Route decisions (seed 004): what the caller should do with a search's answer.
+const (
+	DecisionConfident    = "confident"
+	DecisionClarify      = "clarify"
+	DecisionNoMatch      = "no_match"
+	DecisionUnavailable  = "unavailable"
+	DecisionIncompatible = "incompatible"
+	DecisionPolicyHidden = "policy_hidden"
+)
+
+// Decide maps a resolution and its reason code to the route decision: confident stays
+// confident, ambiguous is clarify (ask the one question missing_information names), and
+// no_confident_match is its reason (no_match when none is given).
+func Decide(res Resolution, reason string) string {
+	switch res {
+	case Confident:
+		return DecisionConfident
+	case Ambiguous:
+		return DecisionClarify
+	}
+	switch reason {
+	case DecisionUnavailable, DecisionIncompatible, DecisionPolicyHidden:
+		return reason
+	}
+	return DecisionNoMatch
+}
+
 // Availability says whether a candidate can be used by this caller now.
 type Availability string
 
@@ -64,7 +91,13 @@ type SearchResponse struct {
 	Scope      string     `json:"scope"`
 	Resolution Resolution `json:"resolution"`
 	// Reason is a code such as no_match, unavailable, incompatible, policy_hidden.
-	Reason             string     `json:"reason,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	// Confidence (0..1) is the calibrated probability that the first match is the one
+	// wanted (see docs/calibration.md).
+	Confidence float64 `json:"confidence"`
+	// Decision is the route decision of seed 004: confident, clarify, no_match,
+	// unavailable, incompatible or policy_hidden (see Decide).
+	Decision           string     `json:"decision"`
 	MissingInformation []string   `json:"missing_information,omitempty"`
 	Matches            []Match    `json:"matches"`
 	SearchMeta         SearchMeta `json:"search_meta"`

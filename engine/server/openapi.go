@@ -146,6 +146,8 @@ func openAPI() m {
 			"query": str("The query."), "scope": str("The searched pack, or all."),
 			"resolution":          enum("How sure the search is.", "confident", "ambiguous", "no_confident_match"),
 			"reason":              str("A reason code: no_match, unavailable, incompatible, policy_hidden."),
+			"confidence":          number("Calibrated probability (0..1) that the first match is the one wanted."),
+			"decision":            enum("The route decision.", "confident", "clarify", "no_match", "unavailable", "incompatible", "policy_hidden"),
 			"missing_information": strs("What would tell ambiguous candidates apart."),
 			"matches":             arr(ref("Match"), "Ranked matches."),
 			"search_meta":         ref("SearchMeta"),
