@@ -14,27 +14,27 @@ import (
 // other candidates of the same search, so a bare score means little from one catalogue to
 // the next): shares, ratios, ranks and logarithms.
 const (
-	fTop       = iota // the best usable candidate's score, log-scaled
-	fRelMargin        // (best − next) / best: its lead over the next usable candidate
-	fRelThird         // (best − third) / best
-	fCoverage         // the best candidate's Coverage: how much of the request it speaks to
-	fAgree            // share of the retrievers that answered whose first hit is the best candidate
-	fSources          // share of the retrievers that answered that returned the best candidate
-	fLexFirst         // the lexical retriever ranks it first
-	fSemFirst         // the semantic retriever ranks it first
-	fTerms            // log(1 + the query's word count)
-	fMatched          // log(1 + intents, entities and symptoms of the query it matched)
-	fZh               // the query is Chinese
-	fCovMargin        // Coverage × relative margin: a lead that speaks to the request
-	fCands            // log(1 + candidates)
-	fSemRaw           // the best candidate's semantic similarity (0 when the retriever missed it)
-	fSemLead          // the semantic retriever's first raw score less its second, over the first
-	fLexLead          // the lexical retriever's first raw score less its second, over the first
-	fLexShare         // the best candidate's lexical raw score over the lexical first's
-	fLexPerTerm       // log(1 + the best candidate's lexical raw score per query word)
-	fRich             // the best candidate declares intents, entities or symptoms (a curated definition, not a bare tool)
-	fRichCoverage     // rich × coverage: coverage means more over a curated text
-	fRichMatched      // rich × matched signals
+	fTop          = iota // the best usable candidate's score, log-scaled
+	fRelMargin           // (best − next) / best: its lead over the next usable candidate
+	fRelThird            // (best − third) / best
+	fCoverage            // the best candidate's Coverage: how much of the request it speaks to
+	fAgree               // share of the retrievers that answered whose first hit is the best candidate
+	fSources             // share of the retrievers that answered that returned the best candidate
+	fLexFirst            // the lexical retriever ranks it first
+	fSemFirst            // the semantic retriever ranks it first
+	fTerms               // log(1 + the query's word count)
+	fMatched             // log(1 + intents, entities and symptoms of the query it matched)
+	fZh                  // the query is Chinese
+	fCovMargin           // Coverage × relative margin: a lead that speaks to the request
+	fCands               // log(1 + candidates)
+	fSemRaw              // the best candidate's semantic similarity (0 when the retriever missed it)
+	fSemLead             // the semantic retriever's first raw score less its second, over the first
+	fLexLead             // the lexical retriever's first raw score less its second, over the first
+	fLexShare            // the best candidate's lexical raw score over the lexical first's
+	fLexPerTerm          // log(1 + the best candidate's lexical raw score per query word)
+	fRich                // the best candidate declares intents, entities or symptoms (a curated definition, not a bare tool)
+	fRichCoverage        // rich × coverage: coverage means more over a curated text
+	fRichMatched         // rich × matched signals
 	NumFeatures
 )
 
