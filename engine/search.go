@@ -331,7 +331,12 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 		for _, h := range ev.Hits {
 			slot, j := b.pos.find(h.Doc)
 			if j < 0 {
-				if sc.st.facts.pack(h.Doc) && sc.emptyPack(h.Doc) {
+				if !sc.allow.Contains(h.Doc) {
+					// The final gate (seed 000 §14.2: judge again, never trust that the
+					// retrievers filtered): a hit outside what the caller may discover under
+					// this request's tenant, status and within never becomes a candidate.
+					j = skipped
+				} else if sc.st.facts.pack(h.Doc) && sc.emptyPack(h.Doc) {
 					j = skipped // everything in it is hidden from the caller: not an answer
 				} else {
 					j = int32(len(b.cands))
