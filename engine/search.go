@@ -117,7 +117,13 @@ func (e *Engine) prepare(ctx context.Context, req *registry.SearchRequest, rc *r
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
 	}
-	allow := st.gen.Filter(rc, index.FilterSpec{Within: req.Within, Types: req.Types, SideEffectMax: req.SideEffectMax})
+	fs := index.FilterSpec{Within: req.Within, Types: req.Types, SideEffectMax: req.SideEffectMax}
+	if fs.Within == "" && parsed.Browse && parsed.Scope != "" {
+		// A browse of one pack ("Codex 维护相关能力有哪些？") lists that pack's subtree, not
+		// its neighbours.
+		fs.Within = parsed.Scope
+	}
+	allow := st.gen.Filter(rc, fs)
 	names := query.Plan(parsed, req)
 	plan := make([]actors.Step, 0, len(names))
 	for _, n := range names {
@@ -421,9 +427,26 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 		spread, _, _ = rank.Resolve(cands, sig, plain)
 	}
 	do.Ambiguous = spread == registry.Ambiguous || res == registry.Ambiguous && (sig.Browse || sig.Vague)
+	if sig.Browse && sc.parsed.Scope != "" {
+		do.Ambiguous = false // a browse of one pack lists its children: nothing to fold or spread
+	}
 	do.ExplicitWrite = sc.signals.ExplicitWrite
 	do.NoBreakdown = noBreakdown
 	top := rank.Diversify(cands, sc.req.Limit, do)
+	if res == registry.Ambiguous && !sig.Browse && len(top) > 0 && top[0].Cap.ResourceType == registry.TypePack {
+		// An ambiguous goal answered by a pack of packs ("帮我处理一下开发环境" → maintenance)
+		// is a choice among its sub-packs (seed 000 §19): answer those.
+		if kids := sc.subPacks(top[0].Doc, cands); len(kids) >= 2 {
+			if len(kids) > sc.req.Limit {
+				kids = kids[:sc.req.Limit]
+			}
+			names := make([]string, len(kids))
+			for i := range kids {
+				names[i] = registry.Leaf(kids[i].Cap.ID)
+			}
+			top, missing = kids, []string{rank.PackQuestion(sig.Lang, top[0].Cap.ID, names)}
+		}
+	}
 
 	resp := &registry.SearchResponse{
 		Query: sc.req.Query, Scope: scopeOf(sc.req), Resolution: res, Reason: reason,
@@ -494,6 +517,43 @@ func (sc *searchCtx) emptyPack(d uint32) bool {
 	}
 	sc.packs = append(sc.packs, packSeen{doc: d, empty: empty})
 	return empty
+}
+
+// subPacks returns the child packs of pack d that the caller may see and that hold
+// something visible, as candidates: those ranked in cands first, in rank order, then the
+// others in id order.
+func (sc *searchCtx) subPacks(d uint32, cands []rank.Candidate) []rank.Candidate {
+	gen := sc.st.gen
+	id := gen.Doc(d).ID
+	r, ok := sc.st.packs[d]
+	if !ok {
+		return nil
+	}
+	var out []rank.Candidate
+	for k := r[0]; k < r[1]; k++ {
+		c := gen.Doc(k)
+		if c.ResourceType != registry.TypePack || registry.Parent(c.ID) != id || !sc.allow.Contains(k) || sc.emptyPack(k) {
+			continue
+		}
+		kid := rank.Candidate{Doc: k, Cap: c, Availability: sc.bufs.avail.Availability(k)}
+		for i := range cands {
+			if cands[i].Doc == k {
+				kid = cands[i]
+				break
+			}
+		}
+		out = append(out, kid)
+	}
+	slices.SortStableFunc(out, func(a, b rank.Candidate) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return 0
+	})
+	return out
 }
 
 // listFloor is the raw score under which ev's retriever returned nothing (rank.Source.Floor):

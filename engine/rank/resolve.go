@@ -275,3 +275,9 @@ func question(lang, en, zh string, opts []string) string {
 	sb.WriteString("?")
 	return sb.String()
 }
+
+// PackQuestion asks which of a pack's sub-packs the user means: "which area of
+// maintenance: codex, python or npm?" / "maintenance 中的哪一类：codex、python 还是 npm？".
+func PackQuestion(lang, pack string, kids []string) string {
+	return question(lang, "which area of "+pack, pack+" 中的哪一类", kids)
+}
