@@ -456,6 +456,7 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 	for i := range top {
 		resp.Matches = append(resp.Matches, sc.match(i+1, &top[i]))
 	}
+	resp.Fallback = registry.Fallbacks(resp)
 	m := &resp.SearchMeta
 	if len(g.Planned) > 0 {
 		m.PlannedRetrievers = make([]string, 0, len(g.Planned))

@@ -54,6 +54,53 @@ const (
 	DecisionPolicyHidden = "policy_hidden"
 )
 
+// Fallback steps (seed 004's order).
+const (
+	FallbackObserve  = "observe"   // run a read-only capability to gather the missing facts
+	FallbackAsk      = "ask"       // ask the user the question missing_information names
+	FallbackReadOnly = "read_only" // fall back to a more general, read-only capability (a pack to browse)
+	FallbackHandOff  = "hand_off"  // hand over to a person or a specialised agent
+	FallbackRefuse   = "refuse"    // say plainly that nothing fits rather than pick at random
+)
+
+// FallbackStep is one step of SearchResponse.Fallback; ResourceID names the capability
+// the step uses, when it uses one.
+type FallbackStep struct {
+	Step       string `json:"step"`
+	ResourceID string `json:"resource_id,omitempty"`
+}
+
+// Fallbacks returns the fallback steps of a response with its decision, matches and
+// missing information set: none for a confident answer; for a question, the first usable
+// read-only action shown (observe), the question (ask) and the parent pack of the first
+// match (read_only), then hand off and refuse; otherwise hand off and refuse.
+func Fallbacks(r *SearchResponse) []FallbackStep {
+	switch r.Decision {
+	case DecisionConfident, "":
+		return nil
+	case DecisionClarify:
+		var out []FallbackStep
+		for _, m := range r.Matches {
+			if m.ResourceType == TypeAction && m.SideEffect == SideEffectRead && m.Availability == Available {
+				out = append(out, FallbackStep{Step: FallbackObserve, ResourceID: m.ResourceID})
+				break
+			}
+		}
+		if len(r.MissingInformation) > 0 {
+			out = append(out, FallbackStep{Step: FallbackAsk})
+		}
+		if len(r.Matches) > 0 {
+			if p := Parent(r.Matches[0].ResourceID); p != "" {
+				out = append(out, FallbackStep{Step: FallbackReadOnly, ResourceID: p})
+			} else if r.Matches[0].ResourceType == TypePack {
+				out = append(out, FallbackStep{Step: FallbackReadOnly, ResourceID: r.Matches[0].ResourceID})
+			}
+		}
+		return append(out, FallbackStep{Step: FallbackHandOff}, FallbackStep{Step: FallbackRefuse})
+	}
+	return []FallbackStep{{Step: FallbackHandOff}, {Step: FallbackRefuse}}
+}
+
 // Decide maps a resolution and its reason code to the route decision: confident stays
 // confident, ambiguous is clarify (ask the one question missing_information names), and
 // no_confident_match is its reason (no_match when none is given).
@@ -97,8 +144,12 @@ type SearchResponse struct {
 	Confidence float64 `json:"confidence"`
 	// Decision is the route decision of seed 004: confident, clarify, no_match,
 	// unavailable, incompatible or policy_hidden (see Decide).
-	Decision           string     `json:"decision"`
-	MissingInformation []string   `json:"missing_information,omitempty"`
+	Decision string `json:"decision"`
+	// Fallback lists, when the decision is not confident, what the caller may do next, in
+	// seed 004's order: observe cheaply, ask the one separating question, fall back to a
+	// general read-only capability, hand off, refuse.
+	Fallback           []FallbackStep `json:"fallback,omitempty"`
+	MissingInformation []string       `json:"missing_information,omitempty"`
 	Matches            []Match    `json:"matches"`
 	SearchMeta         SearchMeta `json:"search_meta"`
 }

@@ -148,10 +148,15 @@ func openAPI() m {
 			"reason":              str("A reason code: no_match, unavailable, incompatible, policy_hidden."),
 			"confidence":          number("Calibrated probability (0..1) that the first match is the one wanted."),
 			"decision":            enum("The route decision.", "confident", "clarify", "no_match", "unavailable", "incompatible", "policy_hidden"),
+			"fallback":            arr(ref("FallbackStep"), "What to do next when not confident, in order: observe, ask, read_only, hand_off, refuse."),
 			"missing_information": strs("What would tell ambiguous candidates apart."),
 			"matches":             arr(ref("Match"), "Ranked matches."),
 			"search_meta":         ref("SearchMeta"),
 		}, "query", "scope", "resolution", "matches", "search_meta"),
+		"FallbackStep": object("One fallback step.", false, m{
+			"step":        enum("The step.", "observe", "ask", "read_only", "hand_off", "refuse"),
+			"resource_id": str("The capability the step uses."),
+		}, "step"),
 		"Match": object("One returned capability summary.", false, m{
 			"rank": integer("1-based rank."), "resource_type": resourceType, "resource_id": str("Capability id."),
 			"title": str("Title."), "summary": str("Summary."),
