@@ -150,8 +150,8 @@ type SearchResponse struct {
 	// general read-only capability, hand off, refuse.
 	Fallback           []FallbackStep `json:"fallback,omitempty"`
 	MissingInformation []string       `json:"missing_information,omitempty"`
-	Matches            []Match    `json:"matches"`
-	SearchMeta         SearchMeta `json:"search_meta"`
+	Matches            []Match        `json:"matches"`
+	SearchMeta         SearchMeta     `json:"search_meta"`
 }
 
 // Match is one returned capability summary.
