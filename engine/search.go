@@ -124,9 +124,10 @@ func (e *Engine) prepare(ctx context.Context, req *registry.SearchRequest, rc *r
 		fs.Within = parsed.Scope
 	}
 	allow := st.gen.Filter(rc, fs)
-	names := query.Plan(parsed, req)
-	plan := make([]actors.Step, 0, len(names))
-	for _, n := range names {
+	steps := query.PlanSteps(parsed, req)
+	plan := make([]actors.Step, 0, len(steps))
+	for _, s := range steps {
+		n := s.Retriever
 		k, err := index.ParseKind(n)
 		if err != nil {
 			continue
@@ -150,7 +151,7 @@ func (e *Engine) prepare(ctx context.Context, req *registry.SearchRequest, rc *r
 			iq.Terms = []string{} // the text has no terms: do not analyse it again
 		}
 	}
-	sc := &searchCtx{e: e, st: st, req: req, rc: rc, parsed: parsed, allow: allow, start: start}
+	sc := &searchCtx{e: e, st: st, req: req, rc: rc, parsed: parsed, allow: allow, start: start, plan: steps}
 	sc.signals = e.signals(st, parsed, req)
 	retrieve := actors.RetrieveFunc(st.gen.Retrieve)
 	if e.opts.WrapRetriever != nil {
@@ -259,6 +260,7 @@ type searchCtx struct {
 	bufs    *rankBufs // taken on the first rank call, returned by release
 	// expected, when set, makes the final ranking record a calibration sample.
 	expected registry.Resolution
+	plan     []query.Step // the planner's retrievers and reasons
 	sampling bool
 	sample   rank.Sample
 	// visible holds what the caller may see whatever the request's filters (computed on the
@@ -463,6 +465,11 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 	}
 	for _, s := range g.Planned {
 		m.PlannedRetrievers = append(m.PlannedRetrievers, s.Kind.String())
+		for _, p := range sc.plan {
+			if p.Retriever == s.Kind.String() {
+				m.PlanReasons = append(m.PlanReasons, registry.PlanReason{Retriever: p.Retriever, Reason: p.Reason})
+			}
+		}
 	}
 	m.CompletedRetrievers, m.TimedOutRetrievers = make([]string, 0, len(g.Evidence)), []string{}
 	for _, ev := range g.Evidence {

@@ -44,6 +44,12 @@ const (
 	NoConfidentMatch Resolution = "no_confident_match"
 )
 
+// PlanReason is one planned retriever and why the planner chose it.
+type PlanReason struct {
+	Retriever string `json:"retriever"`
+	Reason    string `json:"reason"`
+}
+
 // Route decisions (seed 004): what the caller should do with a search's answer.
 const (
 	DecisionConfident    = "confident"
@@ -203,13 +209,15 @@ type ScoreComponent struct {
 
 // SearchMeta describes how a search ran.
 type SearchMeta struct {
-	PlannedRetrievers   []string `json:"planned_retrievers"`
-	CompletedRetrievers []string `json:"completed_retrievers"`
-	TimedOutRetrievers  []string `json:"timed_out_retrievers"`
-	FailedRetrievers    []string `json:"failed_retrievers,omitempty"`
-	CandidateCount      int      `json:"candidate_count"`
-	ReturnedCount       int      `json:"returned_count"`
-	Partial             bool     `json:"partial"`
-	TookUS              int64    `json:"took_us"`
-	Generation          uint64   `json:"generation,omitempty"`
+	PlannedRetrievers []string `json:"planned_retrievers"`
+	// PlanReasons says why each planned retriever ran (seed 000 §10).
+	PlanReasons         []PlanReason `json:"plan_reasons,omitempty"`
+	CompletedRetrievers []string     `json:"completed_retrievers"`
+	TimedOutRetrievers  []string     `json:"timed_out_retrievers"`
+	FailedRetrievers    []string     `json:"failed_retrievers,omitempty"`
+	CandidateCount      int          `json:"candidate_count"`
+	ReturnedCount       int          `json:"returned_count"`
+	Partial             bool         `json:"partial"`
+	TookUS              int64        `json:"took_us"`
+	Generation          uint64       `json:"generation,omitempty"`
 }

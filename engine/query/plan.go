@@ -36,7 +36,25 @@ func DefaultDeadlines() map[string]time.Duration {
 	}
 }
 
-// Plan returns the retrievers a parsed query needs, in index.Kind order:
+// Step is one retriever of a plan and why it runs.
+type Step struct {
+	Retriever string
+	Reason    string
+}
+
+// Plan returns the retrievers a parsed query needs, in index.Kind order (see PlanSteps).
+// req may be nil.
+func Plan(p *Parsed, req *registry.SearchRequest) []string {
+	steps := PlanSteps(p, req)
+	out := make([]string, len(steps))
+	for i, s := range steps {
+		out[i] = s.Retriever
+	}
+	return out
+}
+
+// PlanSteps returns the retrievers a parsed query needs, in index.Kind order, each with
+// the reason it runs (seed 000 §10):
 //
 //   - explicit ids: exact + metadata, plus lexical when the text says more than the ids
 //     (no semantic: a name is not a meaning);
@@ -44,46 +62,75 @@ func DefaultDeadlines() map[string]time.Duration {
 //     were written (no lexical);
 //   - browse with no pack found: exact + lexical + semantic + metadata + hierarchy (the words
 //     are all there is to go on);
-//   - otherwise (fuzzy): exact + lexical + semantic + metadata + history (exact is cheap
-//     and an exact name must never be missed);
+//   - otherwise: exact (cheap, and an exact name must never be missed), lexical, semantic
+//     and metadata; history only when the request is vague or refers to what the user did
+//     before ("again", "上次"), which only the user's history resolves (skipping semantic
+//     for requests whose parse pins them cost the seed cases a top-1 and resolution
+//     accuracy: see bench/report/i18.md);
 //   - a scope (req.Within or p.Scope) adds hierarchy.
 //
 // req may be nil.
-func Plan(p *Parsed, req *registry.SearchRequest) []string {
-	var use [len(retrieverOrder)]bool
-	set := func(names ...string) {
+func PlanSteps(p *Parsed, req *registry.SearchRequest) []Step {
+	var why [len(retrieverOrder)]string
+	set := func(reason string, names ...string) {
 		for _, n := range names {
-			use[slices.Index(retrieverOrder[:], n)] = true
+			if i := slices.Index(retrieverOrder[:], n); why[i] == "" {
+				why[i] = reason
+			}
 		}
 	}
 	switch {
 	case p.Browse && (p.Scope != "" || len(p.IDs) > 0):
-		set(Hierarchy, Metadata)
+		set("browse of a pack", Hierarchy, Metadata)
 		if len(p.IDs) > 0 {
-			set(Exact)
+			set("ids written", Exact)
 		}
 	case p.Browse:
 		// A browse with no pack to list ("what tools do you have to analyse logs"): the
 		// words are all there is, so search them and add the tree.
-		set(Exact, Lexical, Semantic, Metadata, Hierarchy)
+		set("browse with no pack named", Exact, Lexical, Semantic, Metadata, Hierarchy)
 	case len(p.IDs) > 0:
-		set(Exact, Metadata)
+		set("ids written", Exact, Metadata)
 		if hasResidual(p.Text) {
-			set(Lexical)
+			set("words besides the ids", Lexical)
 		}
 	default:
-		set(Exact, Lexical, Semantic, Metadata, History)
+		set("an exact name must never be missed", Exact)
+		set("the request's words", Lexical)
+		set("intents, entities and symptoms", Metadata)
+		set("natural language: meaning over words", Semantic)
+		if r := historyReason(p); r != "" {
+			set(r, History)
+		}
 	}
 	if p.Scope != "" || req != nil && req.Within != "" {
-		set(Hierarchy)
+		set("a scope", Hierarchy)
 	}
-	out := make([]string, 0, len(retrieverOrder))
-	for i, u := range use {
-		if u {
-			out = append(out, retrieverOrder[i])
+	out := make([]Step, 0, len(retrieverOrder))
+	for i, w := range why {
+		if w != "" {
+			out = append(out, Step{Retriever: retrieverOrder[i], Reason: w})
 		}
 	}
 	return out
+}
+
+// historyCues refer to what the user did before.
+var historyCues = []string{"again", "last time", "as before", "same as", "previous", "usual", "recent",
+	"上次", "上回", "之前用", "以前用", "再来", "再用", "还是那个", "照旧", "常用", "老样子", "最近用"}
+
+// historyReason says why the user's history should be read, "" when it need not.
+func historyReason(p *Parsed) string {
+	if p.Vague {
+		return "vague: the user's history may tell"
+	}
+	low := strings.ToLower(p.Text)
+	for _, c := range historyCues {
+		if strings.Contains(low, c) {
+			return "refers to earlier use"
+		}
+	}
+	return ""
 }
 
 // planFiller are words that say what to do with a named capability, not what it is.

@@ -23,8 +23,10 @@ func TestPlan(t *testing.T) {
 		{"browse", "Codex 维护相关能力有哪些？", nil, []string{Metadata, Hierarchy}},
 		{"browse with an id", "what tools are in maintenance.codex", nil, []string{Exact, Metadata, Hierarchy}},
 		{"fuzzy", "先检查原因，不要直接更新", nil, []string{Exact, Lexical, Semantic, Metadata, History}},
-		{"fuzzy within (request)", "codex update", &registry.SearchRequest{Within: "maintenance"}, []string{Exact, Lexical, Semantic, Metadata, Hierarchy, History}},
-		{"fuzzy within (text)", "within maintenance.codex find the update", nil, []string{Exact, Lexical, Semantic, Metadata, Hierarchy, History}},
+		// neither vague nor about earlier use: no history
+		{"fuzzy within (request)", "codex update", &registry.SearchRequest{Within: "maintenance"}, []string{Exact, Lexical, Semantic, Metadata, Hierarchy}},
+		{"fuzzy within (text)", "within maintenance.codex find the update", nil, []string{Exact, Lexical, Semantic, Metadata, Hierarchy}},
+		{"earlier use: history", "update codex again like last time", nil, []string{Exact, Lexical, Semantic, Metadata, History}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -34,6 +36,19 @@ func TestPlan(t *testing.T) {
 			}
 		})
 	}
+	t.Run("every step says why", func(t *testing.T) {
+		for _, q := range []string{"codex update", "make it faster please", "maintenance.codex.diagnose", "Codex 维护相关能力有哪些？"} {
+			for _, s := range PlanSteps(normalize(t, lex, q), nil) {
+				if s.Reason == "" {
+					t.Errorf("%q: %s has no reason", q, s.Retriever)
+				}
+			}
+		}
+		steps := PlanSteps(normalize(t, lex, "run the usual one again"), nil)
+		if i := slices.IndexFunc(steps, func(s Step) bool { return s.Retriever == History }); i < 0 || steps[i].Reason == "" {
+			t.Errorf("steps %+v", steps)
+		}
+	})
 	t.Run("browse without a pack searches the words", func(t *testing.T) {
 		p := normalize(t, lex, "what tools do you have to analyse logs")
 		if !p.Browse || p.Scope != "" {

@@ -153,6 +153,9 @@ func openAPI() m {
 			"matches":             arr(ref("Match"), "Ranked matches."),
 			"search_meta":         ref("SearchMeta"),
 		}, "query", "scope", "resolution", "matches", "search_meta"),
+		"PlanReason": object("One planned retriever and why.", false, m{
+			"retriever": str("The retriever."), "reason": str("Why the planner chose it."),
+		}, "retriever", "reason"),
 		"FallbackStep": object("One fallback step.", false, m{
 			"step":        enum("The step.", "observe", "ask", "read_only", "hand_off", "refuse"),
 			"resource_id": str("The capability the step uses."),
@@ -179,6 +182,7 @@ func openAPI() m {
 		"ScoreComponent": object("One named addend of a score.", false, m{"name": str("Name."), "value": number("Value.")}),
 		"SearchMeta": object("How the search ran.", false, m{
 			"planned_retrievers": strs("Planned."), "completed_retrievers": strs("Answered in time."),
+			"plan_reasons":         arr(ref("PlanReason"), "Why each planned retriever ran."),
 			"timed_out_retrievers": strs("Missed their deadline."), "failed_retrievers": strs("Failed or panicked."),
 			"candidate_count": integer("Candidates gathered."), "returned_count": integer("Matches returned."),
 			"partial": boolean("Some retriever did not answer (or the update is not the final one)."),
