@@ -607,6 +607,7 @@ func (sc *searchCtx) match(n int, c *rank.Candidate) registry.Match {
 		Availability:         c.Availability,
 		Score:                round4(c.Score),
 		NextStep:             registry.NextStep{Tool: "capability_describe", Arguments: map[string]string{"resource_id": cp.ID}},
+		Warnings:             registry.DeprecatedWarning(cp, sc.signals.Lang),
 	}
 	if m.Availability == "" {
 		m.Availability = registry.Available

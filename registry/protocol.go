@@ -50,6 +50,18 @@ type PlanReason struct {
 	Reason    string `json:"reason"`
 }
 
+// DeprecatedWarning is the warning a deprecated capability carries in search matches and
+// describe (seed 003: deprecated capabilities are shown with a warning, behind active ones).
+func DeprecatedWarning(c *Capability, lang string) []string {
+	if c.Status != StatusDeprecated {
+		return nil
+	}
+	if lang == "zh" {
+		return []string{"已弃用：" + c.ID + " 不再维护，优先选用仍在维护的能力"}
+	}
+	return []string{"deprecated: " + c.ID + " is no longer maintained; prefer an active capability"}
+}
+
 // Route decisions (seed 004): what the caller should do with a search's answer.
 const (
 	DecisionConfident    = "confident"
@@ -176,6 +188,8 @@ type Match struct {
 	Availability         Availability `json:"availability"`
 	Score                float64      `json:"score"`
 	NextStep             NextStep     `json:"next_step"`
+	// Warnings tell the caller what to know before using it ("deprecated: ...").
+	Warnings []string `json:"warnings,omitempty"`
 	// Explain is present when the request asked for it.
 	Explain *Explanation `json:"explain,omitempty"`
 }

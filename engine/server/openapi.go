@@ -167,6 +167,7 @@ func openAPI() m {
 			"matched_symptoms": strs("Symptoms the query matched."), "side_effect": sideEffect, "risk_level": risk,
 			"requires_confirmation": boolean("A run needs the user's confirmation."), "availability": availability,
 			"score": number("Final score."), "next_step": ref("NextStep"), "explain": ref("Explanation"),
+			"warnings": strs("What to know before using it (deprecated)."),
 		}),
 		"NextStep": object("The meta-tool to call next and its arguments.", false, m{
 			"tool": str("capability_describe or capability_run."), "arguments": m{"type": "object", "additionalProperties": m{"type": "string"}, "description": "Its arguments."},
@@ -212,7 +213,8 @@ func openAPI() m {
 			"produces": strs("What its output holds."), "timeout": str("Run timeout."), "network_policy": enum("Network a run may reach.", "none", "allowlist", "any"),
 			"availability": availability, "availability_reasons": strs("Why it is not available."),
 			"status": enum("Lifecycle.", "active", "deprecated", "offline"), "owner": str("Owner."),
-			"steps": arr(ref("RecipeStep"), "A recipe's steps."), "guidance": str("A pack's guidance."),
+			"warnings": strs("What to know before using it (deprecated)."),
+			"steps":    arr(ref("RecipeStep"), "A recipe's steps."), "guidance": str("A pack's guidance."),
 			"children": arr(ref("ListItem"), "A pack's children."), "next_step": ref("NextStep"),
 			"tool": anyObject("The action rendered as a tool, when format was given."),
 		}),
