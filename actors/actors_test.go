@@ -568,7 +568,7 @@ func TestOverload(t *testing.T) {
 	search()
 	<-running // the first request left the mailbox and blocks the actor
 	search()  // the second waits in the mailbox
-	for time.Now(); s.kinds[index.Exact][0].queued.Load() != 1; {
+	for s.kinds[index.Exact][0].queued.Load() != 1 {
 		time.Sleep(time.Millisecond)
 	}
 	var rec recorder

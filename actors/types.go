@@ -29,22 +29,8 @@ type Step struct {
 	Limit int
 }
 
-// DefaultDeadline is a Step's deadline when it gives none (DESIGN.md §4): exact 50 ms,
-// metadata and hierarchy 100 ms, lexical 200 ms, history 300 ms, semantic 500 ms.
-func DefaultDeadline(k index.Kind) time.Duration {
-	switch k {
-	case index.Exact:
-		return 50 * time.Millisecond
-	case index.Metadata, index.Hierarchy:
-		return 100 * time.Millisecond
-	case index.Lexical:
-		return 200 * time.Millisecond
-	case index.History:
-		return 300 * time.Millisecond
-	default:
-		return 500 * time.Millisecond
-	}
-}
+// DefaultDeadline is a Step's deadline when it gives none: k.DefaultDeadline().
+func DefaultDeadline(k index.Kind) time.Duration { return k.DefaultDeadline() }
 
 // Outcome says how a step ended.
 type Outcome uint8

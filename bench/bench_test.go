@@ -13,7 +13,7 @@ import (
 	"github.com/capdex/capdex/registry"
 )
 
-// The suites (DESIGN.md §7). Run them all with
+// The suites (docs/ARCHITECTURE.md "Benchmarks"). Run them all with
 //
 //	go test -bench . -run '^$' ./bench
 //

@@ -11,7 +11,7 @@
 //
 // # Benchmarks
 //
-// `go test -bench . -run '^$' ./bench` runs the suites of DESIGN.md §7 (filter with e.g.
+// `go test -bench . -run '^$' ./bench` runs the suites of docs/ARCHITECTURE.md "Benchmarks" (filter with e.g.
 // -bench 'Search/catalog=10k/'):
 //
 //   - BenchmarkSearch/catalog=N/retrievers=all: one whole search (engine.Search) on a

@@ -39,8 +39,8 @@ type Options struct {
 	Embedder embed.Embedder
 	// Normalizer turns a query into a parsed query. Default: the rules normalizer.
 	Normalizer query.Normalizer
-	// Deadlines per retriever name ("exact", "lexical", ...). Missing entries take
-	// query.DefaultDeadlines().
+	// Deadlines per retriever name ("exact", "lexical", ...: index.Kind.String). Missing
+	// entries take the kind's default (DefaultDeadlines); an unknown name fails Open.
 	Deadlines map[string]time.Duration
 	// Weights for fusion. Zero value: rank.DefaultWeights().
 	Weights *rank.Weights
@@ -86,7 +86,7 @@ type Engine struct {
 	weights   rank.Weights
 	rerank    rank.RerankOptions
 	diversify rank.DiversifyOptions
-	deadlines map[string]time.Duration
+	deadlines [index.NumKinds]time.Duration
 	thresh    atomic.Pointer[rank.Thresholds]
 	embedder  embed.Embedder
 	inline    uint16 // actors.Job.Inline of every search (inlineKinds)
@@ -154,6 +154,16 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	return e, nil
 }
 
+// DefaultDeadlines returns each retriever's deadline by name (index.Kind.DefaultDeadline),
+// the names and values Options.Deadlines overrides. A new map each call.
+func DefaultDeadlines() map[string]time.Duration {
+	m := make(map[string]time.Duration, index.NumKinds)
+	for k := range index.NumKinds {
+		m[k.String()] = k.DefaultDeadline()
+	}
+	return m
+}
+
 func (e *Engine) init(ctx context.Context) error {
 	o := &e.opts
 	e.weights = rank.DefaultWeights()
@@ -168,8 +178,14 @@ func (e *Engine) init(ctx context.Context) error {
 	if o.Diversify != nil {
 		e.diversify = *o.Diversify
 	}
-	e.deadlines = query.DefaultDeadlines()
-	for k, v := range o.Deadlines {
+	for k := range index.NumKinds {
+		e.deadlines[k] = k.DefaultDeadline()
+	}
+	for n, v := range o.Deadlines {
+		k, err := index.ParseKind(n)
+		if err != nil {
+			return fmt.Errorf("%w: Options.Deadlines: %w", ErrInvalidOptions, err)
+		}
 		e.deadlines[k] = v
 	}
 	if o.MaxCandidates <= 0 {

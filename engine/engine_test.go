@@ -42,7 +42,7 @@ func ids(r *registry.SearchResponse) []string {
 	return out
 }
 
-// TestDesignLoop drives the whole loop of DESIGN.md through the public API: search, describe,
+// TestDesignLoop drives the whole loop of docs/ARCHITECTURE.md through the public API: search, describe,
 // run a read-only action, find the repair, get confirmation_required, run with the token,
 // and see the token refused a second time.
 func TestDesignLoop(t *testing.T) {

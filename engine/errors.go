@@ -11,6 +11,9 @@ var (
 	ErrNotFound = errors.New("engine: not found")
 	// ErrForbidden is returned by Describe when the caller may not pass the describe gate.
 	ErrForbidden = errors.New("engine: forbidden")
+	// ErrInvalidOptions is returned by Open for Options it cannot use (an unknown retriever
+	// name in Deadlines).
+	ErrInvalidOptions = errors.New("engine: invalid options")
 	// ErrClosed is returned after Close.
 	ErrClosed = errors.New("engine: closed")
 )

@@ -15,7 +15,7 @@ type RunRequest = govern.RunRequest
 // reason code.
 type RunResult = govern.RunResult
 
-// Run executes an action through the governed pipeline of DESIGN.md §5: resolve, version,
+// Run executes an action through the governed pipeline of docs/ARCHITECTURE.md "Run": resolve, version,
 // argument validation, execute gate, risk and confirmation, execution under timeout and
 // network policy, output validation, audit. A refusal is a RunResult with a reason code,
 // not an error; the error is for a broken backend (store) or a closed engine.

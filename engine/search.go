@@ -75,7 +75,7 @@ func (e *Engine) SearchStream(ctx context.Context, req registry.SearchRequest, r
 	return out, nil
 }
 
-// ValidateSearch checks a request against the protocol of DESIGN.md §5 and fills defaults.
+// ValidateSearch checks a request against the protocol of docs/ARCHITECTURE.md "Protocol" and fills defaults.
 func ValidateSearch(req *registry.SearchRequest) error {
 	if strings.TrimSpace(req.Query) == "" {
 		return fmt.Errorf("%w: query is empty", ErrInvalidRequest)
@@ -115,7 +115,7 @@ func (e *Engine) prepare(ctx context.Context, req *registry.SearchRequest, rc *r
 	start := time.Now()
 	parsed, err := e.norm.Normalize(ctx, req.Query, st.lex)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
 	}
 	fs := index.FilterSpec{Within: req.Within, Types: req.Types, SideEffectMax: req.SideEffectMax}
 	if fs.Within == "" && parsed.Browse && parsed.Scope != "" {
@@ -127,12 +127,8 @@ func (e *Engine) prepare(ctx context.Context, req *registry.SearchRequest, rc *r
 	steps := query.PlanSteps(parsed, req)
 	plan := make([]actors.Step, 0, len(steps))
 	for _, s := range steps {
-		n := s.Retriever
-		k, err := index.ParseKind(n)
-		if err != nil {
-			continue
-		}
-		plan = append(plan, actors.Step{Kind: k, Deadline: e.deadlines[n], Limit: stepLimit(k)})
+		k := s.Kind
+		plan = append(plan, actors.Step{Kind: k, Deadline: e.deadlines[k], Limit: stepLimit(k)})
 	}
 	iq := &index.Query{
 		Text: parsed.Text, Terms: parsed.Terms, IDs: parsed.IDs,
@@ -466,8 +462,8 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 	for _, s := range g.Planned {
 		m.PlannedRetrievers = append(m.PlannedRetrievers, s.Kind.String())
 		for _, p := range sc.plan {
-			if p.Retriever == s.Kind.String() {
-				m.PlanReasons = append(m.PlanReasons, registry.PlanReason{Retriever: p.Retriever, Reason: p.Reason})
+			if p.Kind == s.Kind {
+				m.PlanReasons = append(m.PlanReasons, registry.PlanReason{Retriever: p.Kind.String(), Reason: p.Reason})
 			}
 		}
 	}
@@ -639,7 +635,7 @@ func round4(f float64) float64 {
 func (e *Engine) Probe(ctx context.Context, retriever string, req registry.SearchRequest, rc registry.RuntimeContext) ([]*registry.Capability, error) {
 	k, err := index.ParseKind(retriever)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
+		return nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
 	}
 	job, sc, err := e.prepare(ctx, &req, &rc, false)
 	if err != nil {

@@ -94,7 +94,7 @@ func (g *Generation) votePack(q *Query, allow *roaring.Bitmap) (uint32, bool) {
 	var votes map[uint32]float64
 	for _, h := range hits {
 		w := h.Score
-		id := g.snap.Caps[h.Doc].ID
+		var id string
 		for d, ok := h.Doc, true; ok; d, ok = g.snap.DocID(registry.Parent(id)) {
 			id = g.snap.Caps[d].ID
 			if g.isPack(d) && (allow == nil || allow.Contains(d)) {

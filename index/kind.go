@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/capdex/capdex/registry"
 )
@@ -21,7 +22,18 @@ const (
 	NumKinds
 )
 
-var kindNames = [NumKinds]string{"exact", "lexical", "semantic", "metadata", "hierarchy", "history"}
+// The kinds' names, as String writes and ParseKind reads them; the only spelling of each
+// (engine/rank names its sources with these).
+const (
+	ExactName     = "exact"
+	LexicalName   = "lexical"
+	SemanticName  = "semantic"
+	MetadataName  = "metadata"
+	HierarchyName = "hierarchy"
+	HistoryName   = "history"
+)
+
+var kindNames = [NumKinds]string{ExactName, LexicalName, SemanticName, MetadataName, HierarchyName, HistoryName}
 
 // String returns the lowercase name of the kind ("exact", "lexical", ...).
 func (k Kind) String() string {
@@ -29,6 +41,25 @@ func (k Kind) String() string {
 		return kindNames[k]
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// DefaultDeadline is the kind's deadline, measured from the start of a search, when the
+// caller sets none (docs/ARCHITECTURE.md "Search"): exact 50 ms, metadata and hierarchy
+// 100 ms, lexical 200 ms, history 300 ms, semantic 500 ms. A kind's deadline is spelled
+// here and nowhere else.
+func (k Kind) DefaultDeadline() time.Duration {
+	switch k {
+	case Exact:
+		return 50 * time.Millisecond
+	case Metadata, Hierarchy:
+		return 100 * time.Millisecond
+	case Lexical:
+		return 200 * time.Millisecond
+	case History:
+		return 300 * time.Millisecond
+	default:
+		return 500 * time.Millisecond
+	}
 }
 
 // ParseKind returns the kind named s (as written by String); ErrUnknownKind otherwise.

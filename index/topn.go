@@ -111,15 +111,14 @@ type scratch struct {
 	docs     []uint32  // touched docs
 	keys     []metaKey
 	ids      []uint32
-	tids     []uint32  // term ids of a query
-	bits     []uint64  // dense allow bitset
-	allowBuf []uint32  // values of the allow bitmap being read (allowBits)
-	order    []int32   // terms by upper bound
-	keys64   []uint64  // sort keys of order, then of the lexical answer
-	lw       []float32 // semantic: per-list query weight of the common features, zero between uses
-	lacc     []lexAcc  // lexical: dense per-doc accumulators, zero between uses
-	best     []cand    // lexical: the answer
-	concepts []int32   // lexical: concept ids of a query
+	tids     []uint32 // term ids of a query
+	bits     []uint64 // dense allow bitset
+	allowBuf []uint32 // values of the allow bitmap being read (allowBits)
+	order    []int32  // terms by upper bound
+	keys64   []uint64 // sort keys of order, then of the lexical answer
+	lacc     []lexAcc // lexical: dense per-doc accumulators, zero between uses
+	best     []cand   // lexical: the answer
+	concepts []int32  // lexical: concept ids of a query
 }
 
 // dense returns the zeroed accumulators sized for n docs.
@@ -143,24 +142,11 @@ func (s *scratch) clearTouched() {
 // qterm is one query term over a posting list.
 type qterm struct {
 	docs  []uint32
-	imps  []float32 // impact per posting, or nil when q8 holds them
-	q8    []int8    // quantised impact per posting (w includes the list's scale)
+	imps  []float32 // impact per posting
 	masks []uint16  // field bits per posting; nil when the index has none
 	w     float32   // query-side weight (idf × term weight, or the query vector's value)
 	ub    float32   // upper bound of w × impact over the list (≥ 0)
-	neg   bool      // some posting may contribute a negative score
 	flag  uint32    // bits OR-ed into the candidate's mask when this term matches
-}
-
-func (q *qterm) at(i int) (float32, uint32) {
-	m := q.flag
-	if q.masks != nil {
-		m |= uint32(q.masks[i])
-	}
-	if q.q8 != nil {
-		return q.w * float32(q.q8[i]), m
-	}
-	return q.w * q.imps[i], m
 }
 
 // seek returns the first position ≥ pos whose doc is ≥ target (galloping, then binary search).

@@ -738,7 +738,7 @@ type seedCase struct {
 	ExpectedResolution Resolution     `json:"expected_resolution"`
 }
 
-// hiddenBy says why the hard pre-filter of DESIGN.md §4 keeps c from sc's caller, or "" when
+// hiddenBy says why the hard pre-filter of docs/ARCHITECTURE.md "Search" keeps c from sc's caller, or "" when
 // c may be returned.
 func hiddenBy(c *Capability, sc *seedCase) string {
 	rc := &sc.RuntimeContext

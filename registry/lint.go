@@ -74,7 +74,7 @@ func sortErrors(es LintErrors) {
 	})
 }
 
-// Lint checks a whole registry against the structural and governance rules of DESIGN.md §2
+// Lint checks a whole registry against the structural and governance rules of docs/ARCHITECTURE.md "Definitions"
 // and returns every problem found, or nil when the registry is clean. The rules:
 //
 //   - ids are well formed (ValidID) and unique; the parent of a dotted id is a pack in caps;

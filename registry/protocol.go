@@ -2,7 +2,7 @@ package registry
 
 import "encoding/json"
 
-// SearchRequest is the input of capability_search (DESIGN.md §5).
+// SearchRequest is the input of capability_search (docs/ARCHITECTURE.md "Protocol").
 type SearchRequest struct {
 	Query string `json:"query"`
 	// Within limits the search to a pack and its subtree.

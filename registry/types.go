@@ -221,7 +221,7 @@ type Example struct {
 }
 
 // Capability is one node of the registry: a pack, an action or a recipe. Every field of
-// the definition format (DESIGN.md §2) is here; the JSON names are the YAML names.
+// the definition format (docs/ARCHITECTURE.md "Definitions") is here; the JSON names are the YAML names.
 type Capability struct {
 	ID                   string          `json:"id"`
 	Version              int             `json:"version"`

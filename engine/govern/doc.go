@@ -1,4 +1,4 @@
-// Package govern runs one capability under governance: the run pipeline of DESIGN.md §5.
+// Package govern runs one capability under governance: the run pipeline of docs/ARCHITECTURE.md "Run".
 //
 // # Basics
 //

@@ -53,7 +53,7 @@ func DecodeRunRequest(b []byte) (RunRequest, error) {
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return req, fmt.Errorf("%w: %v", ErrBadRequest, err)
+			return req, fmt.Errorf("%w: %w", ErrBadRequest, err)
 		}
 		key, _ := tok.(string) // object keys are always strings
 		if !runRequestFields[key] {
@@ -93,7 +93,7 @@ func DecodeRunRequest(b []byte) (RunRequest, error) {
 		}
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
-		return req, fmt.Errorf("%w: %v", ErrBadRequest, err)
+		return req, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return req, fmt.Errorf("%w: data after the object", ErrBadRequest)

@@ -75,7 +75,7 @@ func (g *Go) Run(ctx context.Context, req Request) (Result, error) {
 		if errors.Is(o.err, context.DeadlineExceeded) && ctx.Err() != nil {
 			return res, ctxErr(ctx)
 		}
-		return res, fmt.Errorf("%w: %v", ErrHandlerFailed, o.err)
+		return res, fmt.Errorf("%w: %w", ErrHandlerFailed, o.err)
 	}
 	switch v := o.v.(type) {
 	case json.RawMessage:
@@ -96,7 +96,7 @@ func (g *Go) Run(ctx context.Context, req Request) (Result, error) {
 // ctxErr maps a done context to ErrTimeout (deadline) or the cancellation error.
 func ctxErr(ctx context.Context) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("%w: %v", ErrTimeout, context.Cause(ctx))
+		return fmt.Errorf("%w: %w", ErrTimeout, context.Cause(ctx))
 	}
 	return ctx.Err()
 }

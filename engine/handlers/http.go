@@ -110,7 +110,7 @@ func (*HTTP) Run(ctx context.Context, req Request) (Result, error) {
 	}
 	hr, err := http.NewRequestWithContext(ctx, method, u.String(), bytes.NewReader(body))
 	if err != nil {
-		return res, red.err(fmt.Errorf("%w: %v", ErrBadHandler, err))
+		return res, red.err(fmt.Errorf("%w: %w", ErrBadHandler, err))
 	}
 	for k, tv := range h.Headers {
 		v, err := render("header "+k, tv, data)
@@ -145,7 +145,7 @@ func (*HTTP) Run(ctx context.Context, req Request) (Result, error) {
 		case errors.Is(err, ErrNetworkRefused):
 			return res, red.err(err)
 		}
-		return res, red.err(fmt.Errorf("%w: %v", ErrHandlerFailed, err))
+		return res, red.err(fmt.Errorf("%w: %w", ErrHandlerFailed, err))
 	}
 	defer resp.Body.Close()
 	b, truncated, err := readCapped(resp.Body, maxOutput(h))
@@ -242,13 +242,6 @@ func newRedactor(secrets map[string]string) *redactor {
 		rd.r = strings.NewReplacer(pairs...)
 	}
 	return rd
-}
-
-func (rd *redactor) string(s string) string {
-	if rd.r == nil {
-		return s
-	}
-	return rd.r.Replace(s)
 }
 
 func (rd *redactor) bytes(b []byte) []byte {

@@ -1,5 +1,7 @@
 package query
 
+import "github.com/capdex/capdex/registry"
+
 // Cue tables of the rules normaliser. Each phrase is matched like a lexicon member: Latin
 // words by stem (so "changing" meets "change"), CJK by character. They are general
 // language, never phrases lifted from an evaluation set.
@@ -238,21 +240,14 @@ var verbConcepts = []string{
 	"recharge", "navigation", "learn", "checkin", "checkout", "ocr",
 }
 
-var readConcepts = []string{
-	"list", "view", "get", "read", "search", "filter", "sort", "compare", "select", "diagnose",
-	"debug", "test", "lint", "monitor", "track", "scan", "identify", "parse", "analyze",
-	"calculate", "count", "predict", "recommend", "plan", "classify", "summarize", "explain",
-	"ask", "review", "audit", "verify", "draw", "design", "play", "listen", "watch_video",
-	"navigation", "learn", "translate", "ocr", "generate", "write",
-	// registry-style read intents that are not concept names
-	"inspect", "check", "query", "show", "status", "find", "lookup", "browse", "describe",
-	"estimate", "preview", "report", "explore", "navigate", "watch",
-}
-
-// ReadIntents returns the intents the rules treat as read-only: an explicit write needs an
-// intent outside this list. rank.DefaultReadIntents holds the same kind of list for the
-// rerank's caution rule; the engine may pass this one instead.
-func ReadIntents() []string { return append([]string(nil), readConcepts...) }
+var readConcepts = append(registry.ReadIntents(),
+	// concepts that look, choose or produce content without changing anything outside the
+	// answer; beyond the registry's read intents because they are concept names of the
+	// request, not intents a capability declares
+	"filter", "sort", "select", "debug", "lint", "scan", "identify", "parse", "count",
+	"predict", "plan", "classify", "ask", "review", "draw", "design", "play", "listen",
+	"watch_video", "navigation", "learn", "ocr", "generate", "write",
+)
 
 // metaVerbs say what to do with a tool rather than what the tool does: "run X" is not a
 // request for a write.

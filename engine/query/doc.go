@@ -18,7 +18,7 @@
 //	p, err := query.Rules{}.Normalize(ctx, "先检查原因，不要直接更新", lex)
 //	// p.Intents = [diagnose ...], p.Constraints = [read_first no_update],
 //	// p.Forbidden = [update upgrade ...]
-//	kinds := query.Plan(p, req) // ["exact" "lexical" "semantic" "metadata" "history"]
+//	kinds := query.Plan(p, req) // []index.Kind: [exact lexical semantic metadata history]
 //
 // Rules is the default normaliser. LLM asks an OpenAI-compatible chat endpoint for the
 // same fields as JSON and falls back to Rules on any error, timeout or invalid answer.

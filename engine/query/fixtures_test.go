@@ -6,7 +6,7 @@ import (
 	"github.com/capdex/capdex/registry"
 )
 
-// fixtureSnapshot is a small registry in the shape of DESIGN.md §2.
+// fixtureSnapshot is a small registry in the shape of docs/ARCHITECTURE.md "Definitions".
 func fixtureSnapshot(tb testing.TB) *registry.Snapshot {
 	tb.Helper()
 	caps := []*registry.Capability{

@@ -134,7 +134,7 @@ func (l *LLM) ask(ctx context.Context, userText string) (*llmFields, error) {
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrLLM, err)
+		return nil, fmt.Errorf("%w: %w", ErrLLM, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if l.opts.APIKey != "" {

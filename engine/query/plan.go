@@ -3,52 +3,25 @@ package query
 import (
 	"slices"
 	"strings"
-	"time"
 
+	"github.com/capdex/capdex/index"
 	"github.com/capdex/capdex/index/text"
 	"github.com/capdex/capdex/registry"
 )
 
-// Retriever names returned by Plan, as index.Kind.String() spells them.
-const (
-	Exact     = "exact"
-	Lexical   = "lexical"
-	Semantic  = "semantic"
-	Metadata  = "metadata"
-	Hierarchy = "hierarchy"
-	History   = "history"
-)
-
-// retrieverOrder is the order Plan lists retrievers in (index.Kind order).
-var retrieverOrder = [...]string{Exact, Lexical, Semantic, Metadata, Hierarchy, History}
-
-// DefaultDeadlines returns the per-retriever deadlines of DESIGN.md §4: exact 50 ms,
-// metadata 100 ms, lexical 200 ms, history 300 ms, semantic 500 ms, and hierarchy 100 ms
-// (a tree walk, as cheap as metadata). A new map each call.
-func DefaultDeadlines() map[string]time.Duration {
-	return map[string]time.Duration{
-		Exact:     50 * time.Millisecond,
-		Metadata:  100 * time.Millisecond,
-		Hierarchy: 100 * time.Millisecond,
-		Lexical:   200 * time.Millisecond,
-		History:   300 * time.Millisecond,
-		Semantic:  500 * time.Millisecond,
-	}
-}
-
 // Step is one retriever of a plan and why it runs.
 type Step struct {
-	Retriever string
-	Reason    string
+	Kind   index.Kind
+	Reason string
 }
 
-// Plan returns the retrievers a parsed query needs, in index.Kind order (see PlanSteps).
-// req may be nil.
-func Plan(p *Parsed, req *registry.SearchRequest) []string {
+// Plan returns the retriever kinds a parsed query needs, in index.Kind order (see
+// PlanSteps). req may be nil.
+func Plan(p *Parsed, req *registry.SearchRequest) []index.Kind {
 	steps := PlanSteps(p, req)
-	out := make([]string, len(steps))
+	out := make([]index.Kind, len(steps))
 	for i, s := range steps {
-		out[i] = s.Retriever
+		out[i] = s.Kind
 	}
 	return out
 }
@@ -71,45 +44,45 @@ func Plan(p *Parsed, req *registry.SearchRequest) []string {
 //
 // req may be nil.
 func PlanSteps(p *Parsed, req *registry.SearchRequest) []Step {
-	var why [len(retrieverOrder)]string
-	set := func(reason string, names ...string) {
-		for _, n := range names {
-			if i := slices.Index(retrieverOrder[:], n); why[i] == "" {
-				why[i] = reason
+	var why [index.NumKinds]string
+	set := func(reason string, kinds ...index.Kind) {
+		for _, k := range kinds {
+			if why[k] == "" {
+				why[k] = reason
 			}
 		}
 	}
 	switch {
 	case p.Browse && (p.Scope != "" || len(p.IDs) > 0):
-		set("browse of a pack", Hierarchy, Metadata)
+		set("browse of a pack", index.Hierarchy, index.Metadata)
 		if len(p.IDs) > 0 {
-			set("ids written", Exact)
+			set("ids written", index.Exact)
 		}
 	case p.Browse:
 		// A browse with no pack to list ("what tools do you have to analyse logs"): the
 		// words are all there is, so search them and add the tree.
-		set("browse with no pack named", Exact, Lexical, Semantic, Metadata, Hierarchy)
+		set("browse with no pack named", index.Exact, index.Lexical, index.Semantic, index.Metadata, index.Hierarchy)
 	case len(p.IDs) > 0:
-		set("ids written", Exact, Metadata)
+		set("ids written", index.Exact, index.Metadata)
 		if hasResidual(p.Text) {
-			set("words besides the ids", Lexical)
+			set("words besides the ids", index.Lexical)
 		}
 	default:
-		set("an exact name must never be missed", Exact)
-		set("the request's words", Lexical)
-		set("intents, entities and symptoms", Metadata)
-		set("natural language: meaning over words", Semantic)
+		set("an exact name must never be missed", index.Exact)
+		set("the request's words", index.Lexical)
+		set("intents, entities and symptoms", index.Metadata)
+		set("natural language: meaning over words", index.Semantic)
 		if r := historyReason(p); r != "" {
-			set(r, History)
+			set(r, index.History)
 		}
 	}
 	if p.Scope != "" || req != nil && req.Within != "" {
-		set("a scope", Hierarchy)
+		set("a scope", index.Hierarchy)
 	}
-	out := make([]Step, 0, len(retrieverOrder))
-	for i, w := range why {
+	out := make([]Step, 0, index.NumKinds)
+	for k, w := range why {
 		if w != "" {
-			out = append(out, Step{Retriever: retrieverOrder[i], Reason: w})
+			out = append(out, Step{Kind: index.Kind(k), Reason: w})
 		}
 	}
 	return out

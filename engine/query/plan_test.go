@@ -3,8 +3,8 @@ package query
 import (
 	"slices"
 	"testing"
-	"time"
 
+	"github.com/capdex/capdex/index"
 	"github.com/capdex/capdex/registry"
 )
 
@@ -14,19 +14,19 @@ func TestPlan(t *testing.T) {
 		name  string
 		query string
 		req   *registry.SearchRequest
-		want  []string
+		want  []index.Kind
 	}{
-		{"explicit id alone", "maintenance.codex.diagnose", nil, []string{Exact, Metadata}},
-		{"explicit id with filler", "describe maintenance.codex.diagnose@3 please", nil, []string{Exact, Metadata}},
-		{"tool name with filler zh", "调用 codex_diagnose", nil, []string{Exact, Metadata}},
-		{"explicit id and more words", "maintenance.codex.diagnose after npm prefix changed", nil, []string{Exact, Lexical, Metadata}},
-		{"browse", "Codex 维护相关能力有哪些？", nil, []string{Metadata, Hierarchy}},
-		{"browse with an id", "what tools are in maintenance.codex", nil, []string{Exact, Metadata, Hierarchy}},
-		{"fuzzy", "先检查原因，不要直接更新", nil, []string{Exact, Lexical, Semantic, Metadata, History}},
+		{"explicit id alone", "maintenance.codex.diagnose", nil, []index.Kind{index.Exact, index.Metadata}},
+		{"explicit id with filler", "describe maintenance.codex.diagnose@3 please", nil, []index.Kind{index.Exact, index.Metadata}},
+		{"tool name with filler zh", "调用 codex_diagnose", nil, []index.Kind{index.Exact, index.Metadata}},
+		{"explicit id and more words", "maintenance.codex.diagnose after npm prefix changed", nil, []index.Kind{index.Exact, index.Lexical, index.Metadata}},
+		{"browse", "Codex 维护相关能力有哪些？", nil, []index.Kind{index.Metadata, index.Hierarchy}},
+		{"browse with an id", "what tools are in maintenance.codex", nil, []index.Kind{index.Exact, index.Metadata, index.Hierarchy}},
+		{"fuzzy", "先检查原因，不要直接更新", nil, []index.Kind{index.Exact, index.Lexical, index.Semantic, index.Metadata, index.History}},
 		// neither vague nor about earlier use: no history
-		{"fuzzy within (request)", "codex update", &registry.SearchRequest{Within: "maintenance"}, []string{Exact, Lexical, Semantic, Metadata, Hierarchy}},
-		{"fuzzy within (text)", "within maintenance.codex find the update", nil, []string{Exact, Lexical, Semantic, Metadata, Hierarchy}},
-		{"earlier use: history", "update codex again like last time", nil, []string{Exact, Lexical, Semantic, Metadata, History}},
+		{"fuzzy within (request)", "codex update", &registry.SearchRequest{Within: "maintenance"}, []index.Kind{index.Exact, index.Lexical, index.Semantic, index.Metadata, index.Hierarchy}},
+		{"fuzzy within (text)", "within maintenance.codex find the update", nil, []index.Kind{index.Exact, index.Lexical, index.Semantic, index.Metadata, index.Hierarchy}},
+		{"earlier use: history", "update codex again like last time", nil, []index.Kind{index.Exact, index.Lexical, index.Semantic, index.Metadata, index.History}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -40,12 +40,12 @@ func TestPlan(t *testing.T) {
 		for _, q := range []string{"codex update", "make it faster please", "maintenance.codex.diagnose", "Codex 维护相关能力有哪些？"} {
 			for _, s := range PlanSteps(normalize(t, lex, q), nil) {
 				if s.Reason == "" {
-					t.Errorf("%q: %s has no reason", q, s.Retriever)
+					t.Errorf("%q: %s has no reason", q, s.Kind)
 				}
 			}
 		}
 		steps := PlanSteps(normalize(t, lex, "run the usual one again"), nil)
-		if i := slices.IndexFunc(steps, func(s Step) bool { return s.Retriever == History }); i < 0 || steps[i].Reason == "" {
+		if i := slices.IndexFunc(steps, func(s Step) bool { return s.Kind == index.History }); i < 0 || steps[i].Reason == "" {
 			t.Errorf("steps %+v", steps)
 		}
 	})
@@ -54,33 +54,18 @@ func TestPlan(t *testing.T) {
 		if !p.Browse || p.Scope != "" {
 			t.Fatalf("parsed %+v", *p)
 		}
-		if got := Plan(p, nil); !slices.Equal(got, []string{Exact, Lexical, Semantic, Metadata, Hierarchy}) {
+		if got := Plan(p, nil); !slices.Equal(got, []index.Kind{index.Exact, index.Lexical, index.Semantic, index.Metadata, index.Hierarchy}) {
 			t.Fatalf("plan %v", got)
 		}
 	})
 	t.Run("never lexical on browse, never semantic on ids", func(t *testing.T) {
 		got := Plan(&Parsed{Browse: true, IDs: []string{"a.b"}, Text: "a.b tools"}, nil)
-		if slices.Contains(got, Lexical) {
+		if slices.Contains(got, index.Lexical) {
 			t.Fatalf("browse planned lexical: %v", got)
 		}
 		got = Plan(&Parsed{IDs: []string{"a.b"}, Text: "a.b and many other words"}, nil)
-		if slices.Contains(got, Semantic) || !slices.Contains(got, Lexical) {
+		if slices.Contains(got, index.Semantic) || !slices.Contains(got, index.Lexical) {
 			t.Fatalf("ids plan %v", got)
 		}
 	})
-}
-
-func TestDefaultDeadlines(t *testing.T) {
-	d := DefaultDeadlines()
-	want := map[string]time.Duration{Exact: 50 * time.Millisecond, Metadata: 100 * time.Millisecond, Lexical: 200 * time.Millisecond,
-		History: 300 * time.Millisecond, Semantic: 500 * time.Millisecond, Hierarchy: 100 * time.Millisecond}
-	for k, v := range want {
-		if d[k] != v {
-			t.Errorf("%s = %v, want %v", k, d[k], v)
-		}
-	}
-	d[Exact] = 0
-	if DefaultDeadlines()[Exact] != 50*time.Millisecond {
-		t.Fatal("DefaultDeadlines shares its map")
-	}
 }

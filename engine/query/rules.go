@@ -1053,7 +1053,7 @@ func (a *analysis) vague(p *Parsed, verbs []string) bool {
 		switch {
 		case skip[i]:
 		case t.cjk:
-			if !strings.Contains(cjkParticles, t.word) {
+			if !text.IsParticle(t.word) && !strings.Contains(cjkFillers, t.word) {
 				n += 0.5
 			}
 		case !t.stop && hasLetter(t.word) && !hasDigit(t.word):
@@ -1075,8 +1075,9 @@ func hasDigit(w string) bool {
 	return false
 }
 
-// cjkParticles are Chinese particles that carry no content.
-const cjkParticles = "的了吗呢吧啊呀哦么个一把"
+// cjkFillers are Chinese measure words and numerals that, beside the particles (text.IsParticle),
+// carry no content in a vague request ("看一把", "弄个").
+const cjkFillers = "个一把"
 
 // explicitWrite: a write verb is asked for, by a request cue (帮我, please) or in the
 // imperative (a clause starting with it), not as a question (how to, 怎么) and not under a

@@ -66,7 +66,7 @@ func DecodeThresholds(b []byte) (Thresholds, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&t); err != nil {
-		return Thresholds{}, fmt.Errorf("%w: %v", ErrBadThresholds, err)
+		return Thresholds{}, fmt.Errorf("%w: %w", ErrBadThresholds, err)
 	}
 	for _, v := range []float64{t.Floor, t.Confident, t.Margin, t.MinCoverage, t.Accuracy} {
 		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {

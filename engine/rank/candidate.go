@@ -6,17 +6,18 @@ import (
 	"math/bits"
 	"slices"
 
+	"github.com/capdex/capdex/index"
 	"github.com/capdex/capdex/registry"
 )
 
-// Retriever names used in Source.Retriever and Weights.Of. They match index.Kind.String().
+// Retriever names used in Source.Retriever and Weights.Of: index.Kind.String() of each kind.
 const (
-	Exact     = "exact"
-	Lexical   = "lexical"
-	Semantic  = "semantic"
-	Metadata  = "metadata"
-	Hierarchy = "hierarchy"
-	History   = "history"
+	Exact     = index.ExactName
+	Lexical   = index.LexicalName
+	Semantic  = index.SemanticName
+	Metadata  = index.MetadataName
+	Hierarchy = index.HierarchyName
+	History   = index.HistoryName
 )
 
 // Source is what one retriever said about one candidate.

@@ -40,7 +40,7 @@ type DiversifyOptions struct {
 	Strict bool
 }
 
-// DefaultDiversifyOptions returns the defaults of DESIGN.md §4.
+// DefaultDiversifyOptions returns the defaults of docs/ARCHITECTURE.md "Search".
 func DefaultDiversifyOptions() DiversifyOptions {
 	return DiversifyOptions{MaxPerPack: 3, MaxPerIntent: 2, CloseGap: 0.004, MinCloseLeaves: 3}
 }

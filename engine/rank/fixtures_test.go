@@ -7,7 +7,7 @@ import (
 	"github.com/capdex/capdex/registry"
 )
 
-// fixture capabilities modelled on DESIGN.md §2.
+// fixture capabilities modelled on docs/ARCHITECTURE.md "Definitions".
 func codexCaps(tb testing.TB) map[string]*registry.Capability {
 	tb.Helper()
 	caps := []*registry.Capability{

@@ -28,10 +28,10 @@ type Weights struct {
 	Unsorted bool
 }
 
-// DefaultWeights returns the default fusion: K 60, score share 0.9, and weights exact 2.0,
+// DefaultWeights returns the default fusion: K 60, score share 1 (min-max score fusion), and weights exact 2.0,
 // metadata 0.6, lexical 1.2, semantic 0.4, hierarchy 0.8, history 0.4.
 //
-// DESIGN.md §4 starts from plain RRF with semantic 1.0 and metadata 1.4. Measured on the
+// The original design started from plain RRF with semantic 1.0 and metadata 1.4. Measured on the
 // public sets of ../shared/eval and on the seed cases, rank-only fusion throws away the
 // large score margins of a confident lexical match (rank 1 and rank 12 differ by 0.003), so
 // the fusion is score-aware; and the offline semantic retriever (hashed n-grams) is much

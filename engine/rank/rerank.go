@@ -143,15 +143,8 @@ type RerankOptions struct {
 	Terms *TermCache
 }
 
-// DefaultReadIntents returns the intents that only read or look.
-func DefaultReadIntents() []string {
-	return []string{
-		"diagnose", "inspect", "verify", "check", "list", "search", "query", "get", "show",
-		"view", "read", "status", "monitor", "analyze", "explain", "find", "lookup", "browse",
-		"compare", "describe", "estimate", "preview", "summarize", "report", "audit", "test",
-		"explore", "navigate", "recommend", "translate", "calculate", "track", "watch",
-	}
-}
+// DefaultReadIntents returns the intents that only read or look (registry.ReadIntents).
+func DefaultReadIntents() []string { return registry.ReadIntents() }
 
 // DefaultRerankOptions returns the documented defaults.
 func DefaultRerankOptions() RerankOptions {

@@ -755,10 +755,6 @@ func (q *queryTerms) release() {
 	queryPool.Put(q)
 }
 
-func (q *queryTerms) has(n uint32) bool {
-	return int(n>>6) < len(q.bits) && q.bits[n>>6]&(1<<(n&63)) != 0
-}
-
 // coverage returns the best share, over a record's encoded when_to_use (or when_not_to_use)
 // entries (see docTerms), of an entry's terms found in the query q. Every number of a record
 // is below the cache's size, which q.bits covers (q must hold a number: see query), so the
@@ -916,7 +912,7 @@ func PhraseKey(s string) string {
 			sb.WriteByte(' ')
 		case text.KindCJK:
 			for _, r := range sc.Text() {
-				if strings.ContainsRune(cjkParticles, r) {
+				if text.IsParticle(string(r)) {
 					continue
 				}
 				sb.WriteRune(r)
@@ -940,9 +936,6 @@ func phraseWords(key string) float64 {
 	}
 	return n
 }
-
-// cjkParticles are left out of phrase keys ("在 PR 上留言" and "在PR上 留言了" are one phrase).
-const cjkParticles = "的了吗呢吧啊呀哦么"
 
 // approxTerms estimates how many analysed terms a text yields: one per Latin word, a unigram
 // and a bigram per CJK character.

@@ -140,15 +140,15 @@ func ensureAdminKey(dir string) (key, path string, created bool, err error) {
 		}
 		if st, err := os.Stat(path); err == nil && st.Mode().Perm()&0o077 != 0 {
 			if err := os.Chmod(path, 0o600); err != nil {
-				return "", path, false, fmt.Errorf("%w: %v", ErrAdminKey, err)
+				return "", path, false, fmt.Errorf("%w: %w", ErrAdminKey, err)
 			}
 		}
 		return k, path, false, nil
 	} else if !errors.Is(err, os.ErrNotExist) {
-		return "", path, false, fmt.Errorf("%w: %v", ErrAdminKey, err)
+		return "", path, false, fmt.Errorf("%w: %w", ErrAdminKey, err)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", path, false, fmt.Errorf("%w: %v", ErrAdminKey, err)
+		return "", path, false, fmt.Errorf("%w: %w", ErrAdminKey, err)
 	}
 	k, err := newAdminKey()
 	if err != nil {
@@ -159,14 +159,14 @@ func ensureAdminKey(dir string) (key, path string, created bool, err error) {
 		return ensureAdminKey(dir)
 	}
 	if err != nil {
-		return "", path, false, fmt.Errorf("%w: %v", ErrAdminKey, err)
+		return "", path, false, fmt.Errorf("%w: %w", ErrAdminKey, err)
 	}
 	_, werr := f.WriteString(k + "\n")
 	serr := f.Sync()
 	cerr := f.Close()
 	if err := errors.Join(werr, serr, cerr); err != nil {
 		os.Remove(path)
-		return "", path, false, fmt.Errorf("%w: %v", ErrAdminKey, err)
+		return "", path, false, fmt.Errorf("%w: %w", ErrAdminKey, err)
 	}
 	return k, path, true, nil
 }
@@ -174,7 +174,7 @@ func ensureAdminKey(dir string) (key, path string, created bool, err error) {
 func newAdminKey() (string, error) {
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("%w: %v", ErrAdminKey, err)
+		return "", fmt.Errorf("%w: %w", ErrAdminKey, err)
 	}
 	return base64.RawURLEncoding.EncodeToString(b), nil
 }

@@ -19,7 +19,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/capdex/capdex/engine"
-	"github.com/capdex/capdex/engine/query"
 	"github.com/capdex/capdex/engine/rank"
 )
 
@@ -184,7 +183,7 @@ func LoadConfig(path string) (*Config, error) {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			if explicit || !errors.Is(err, os.ErrNotExist) {
-				return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+				return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 			}
 		} else {
 			cfg, err = ParseConfig(b)
@@ -210,7 +209,7 @@ func ParseConfig(b []byte) (*Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
@@ -330,7 +329,7 @@ func (c *Config) Validate() error {
 			add("keys[%d]: user is required", i)
 		}
 	}
-	known := query.DefaultDeadlines()
+	known := engine.DefaultDeadlines()
 	names := make([]string, 0, len(c.Deadlines))
 	for n := range c.Deadlines {
 		names = append(names, n)

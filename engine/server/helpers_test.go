@@ -66,9 +66,11 @@ func TestMain(m *testing.M) {
 	if runtime.GOOS == "windows" {
 		bin += ".exe"
 	}
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(gobin); err != nil {
-		gobin = "go"
+	gobin := "go"
+	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
+		if p := filepath.Join(strings.TrimSpace(string(out)), "bin", "go"); statOK(p) {
+			gobin = p
+		}
 	}
 	build := exec.Command(gobin, "build", "-o", bin, "github.com/capdex/capdex/cmd/capdex")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
@@ -331,4 +333,9 @@ func testAction(id string, version int, title string) map[string]any {
 		"output_schema":    map[string]any{"type": "object"},
 		"handler":          map[string]any{"kind": "go", "name": "echo"},
 	}
+}
+
+func statOK(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

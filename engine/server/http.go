@@ -61,7 +61,7 @@ func (s *Server) newHandler() http.Handler {
 	mux := http.NewServeMux()
 	allowed := map[string][]string{}
 	public := map[string]bool{}
-	for _, rt := range s.routes() {
+	for _, rt := range append(s.routes(), s.consoleRoutes()...) {
 		h := rt.h
 		if rt.admin {
 			h = requireAdmin(h)
@@ -88,6 +88,7 @@ func (s *Server) newHandler() http.Handler {
 	s.mux = mux
 	var h http.Handler = mux
 	h = s.authenticate(h, public)
+	h = s.serveConsole(h)
 	h = s.limitBody(h)
 	h = s.observe(h, mux)
 	return h

@@ -28,7 +28,7 @@ const (
 	ToolRun      = "capability_run"
 )
 
-// SearchInputSchema is capability_search's input schema, exactly as DESIGN.md §5 gives it.
+// SearchInputSchema is capability_search's input schema, exactly as docs/ARCHITECTURE.md "Protocol" gives it.
 const SearchInputSchema = `{"type":"object","properties":{` +
 	`"query":{"type":"string"},` +
 	`"within":{"type":"string"},` +
@@ -401,17 +401,6 @@ func (sess *mcpSession) touch(name string) {
 		sess.lru.MoveToFront(l.elem)
 	}
 	sess.mu.Unlock()
-}
-
-// leafNames returns the session's leaf tools, most recently used first.
-func (sess *mcpSession) leafNames() []string {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	var out []string
-	for e := sess.lru.Front(); e != nil; e = e.Next() {
-		out = append(out, e.Value.(string))
-	}
-	return out
 }
 
 // leafTool renders a described action as an MCP tool: the MCP rendering of

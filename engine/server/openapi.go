@@ -129,7 +129,7 @@ func openAPI() m {
 	availability := enum("Whether the caller can use it now.", "available", "needs_confirmation", "missing_credentials", "unavailable", "incompatible", "forbidden")
 
 	schemas := m{
-		"SearchRequest": object("capability_search input (DESIGN.md §5).", true, m{
+		"SearchRequest": object("capability_search input (docs/ARCHITECTURE.md, Protocol).", true, m{
 			"query":           str("The goal in the user's words (any language)."),
 			"within":          str("Limit the search to a pack and its subtree."),
 			"types":           arr(resourceType, "Resource types to return; empty means all."),
@@ -251,7 +251,7 @@ func openAPI() m {
 			"run_id":             str("Run id in the audit records."),
 			"audit_seq":          integer("Sequence number of the last audit record."),
 		}, "status", "id", "run_id"),
-		"Capability": object("A capability definition (DESIGN.md §2) as JSON; the id key may also be spelled action_id, pack_id or recipe_id. schema_digest is computed, never typed.", false, m{
+		"Capability": object("A capability definition (docs/ARCHITECTURE.md, Definitions) as JSON; the id key may also be spelled action_id, pack_id or recipe_id. schema_digest is computed, never typed.", false, m{
 			"id": str("Dotted id."), "version": integer("Version (≥ 1); a change needs a higher one."),
 			"resource_type": resourceType, "capability_type": str("rule, skill, mcp, task, database_query, knowledge_search, report_generator, notification, tool, model, agent, workflow."),
 			"title": str("Title."), "summary": str("Summary."), "aliases": strs("Other names."), "intents": strs("Intents."),

@@ -33,6 +33,9 @@ type Options struct {
 	ReloadDebounce time.Duration
 	// Version is reported as the MCP server version. Default "dev".
 	Version string
+	// Quarantine, when set, serves GET /v1/quarantine and POST /v1/quarantine/approve and
+	// /reject from it (the console's quarantine page).
+	Quarantine QuarantineSource
 }
 
 // Server is the capdex daemon: the HTTP JSON API, MCP over streamable HTTP and stdio,
@@ -48,6 +51,8 @@ type Server struct {
 	log  *slog.Logger
 	eng  *engine.Engine
 	m    *metrics
+	// quality keeps the latest searches for the console's quality page.
+	quality *qualityRecorder
 
 	keys         *keyring
 	adminKeyFile string
@@ -94,7 +99,7 @@ func Open(ctx context.Context, cfg *Config, opts Options) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
-		cfg: c, opts: opts, log: log, m: newMetrics(),
+		cfg: c, opts: opts, log: log, m: newMetrics(), quality: newQualityRecorder(),
 		searchSlots: make(chan struct{}, c.Limits.MaxInflightSearches),
 		runSlots:    make(chan struct{}, c.Limits.MaxInflightRuns),
 	}
@@ -310,6 +315,7 @@ func (s *Server) search(ctx context.Context, req registry.SearchRequest, rc regi
 		return nil, err
 	}
 	s.m.observeSearch(time.Since(start), resp)
+	s.quality.add(start, time.Since(start), resp)
 	return resp, nil
 }
 
@@ -343,6 +349,7 @@ func (s *Server) searchStream(ctx context.Context, req registry.SearchRequest, r
 		}
 	}
 	s.m.observeSearch(time.Since(start), final)
+	s.quality.add(start, time.Since(start), final)
 	return ferr
 }
 

@@ -148,7 +148,7 @@ func (h *HTTP) embedBatch(ctx context.Context, texts []string) ([][]float32, err
 	defer cancel()
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, h.endpoint(), bytes.NewReader(body))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "application/json")
@@ -173,7 +173,7 @@ func (h *HTTP) embedBatch(ctx context.Context, texts []string) ([][]float32, err
 			Embeddings [][]float32 `json:"embeddings"`
 		}
 		if err := json.Unmarshal(raw, &r); err != nil {
-			return nil, fmt.Errorf("%w: %v: %s", ErrResponse, err, snippet(raw))
+			return nil, fmt.Errorf("%w: %w: %s", ErrResponse, err, snippet(raw))
 		}
 		vecs = r.Embeddings
 	} else {
@@ -184,7 +184,7 @@ func (h *HTTP) embedBatch(ctx context.Context, texts []string) ([][]float32, err
 			} `json:"data"`
 		}
 		if err := json.Unmarshal(raw, &r); err != nil {
-			return nil, fmt.Errorf("%w: %v: %s", ErrResponse, err, snippet(raw))
+			return nil, fmt.Errorf("%w: %w: %s", ErrResponse, err, snippet(raw))
 		}
 		if len(r.Data) != len(texts) {
 			return nil, fmt.Errorf("%w: %d embeddings for %d texts", ErrResponse, len(r.Data), len(texts))

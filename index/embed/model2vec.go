@@ -39,11 +39,11 @@ type Model2Vec struct {
 func LoadModel2Vec(dir string) (*Model2Vec, error) {
 	tokBytes, err := os.ReadFile(filepath.Join(dir, "tokenizer.json"))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrModel, err)
+		return nil, fmt.Errorf("%w: %w", ErrModel, err)
 	}
 	modelBytes, err := os.ReadFile(filepath.Join(dir, "model.safetensors"))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrModel, err)
+		return nil, fmt.Errorf("%w: %w", ErrModel, err)
 	}
 	normalize := true
 	if cfg, err := os.ReadFile(filepath.Join(dir, "config.json")); err == nil {
@@ -57,7 +57,7 @@ func LoadModel2Vec(dir string) (*Model2Vec, error) {
 			normalize = *c.Normalize
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w: %v", ErrModel, err)
+		return nil, fmt.Errorf("%w: %w", ErrModel, err)
 	}
 
 	tok, err := parseTokenizer(tokBytes)

@@ -115,7 +115,7 @@ func ParseLexicon(data []byte) (*Lexicon, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrLexicon, err)
+		return nil, fmt.Errorf("%w: %w", ErrLexicon, err)
 	}
 	l.index()
 	return l, nil

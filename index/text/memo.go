@@ -167,11 +167,3 @@ func (m *termMemo) get(w string) string {
 	}
 	return m.lookup(w).term
 }
-
-// getBytes is get for a word held in a byte slice; it does not allocate on a hit.
-func (m *termMemo) getBytes(b []byte) string {
-	if len(b) > maxStemBytes {
-		return string(b)
-	}
-	return m.lookupBytes(b).term
-}

@@ -1,0 +1,82 @@
+package capdex_test
+
+import (
+	"bufio"
+	"bytes"
+	"os/exec"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/capdex/capdex"
+
+// layers says which of the module's packages each package may import directly: imports go one
+// way, from the daemon and the engine down to the indexes and the registry
+// (docs/ARCHITECTURE.md, "Packages"). A package missing here fails the test until its
+// place is decided; "*" allows every package of the module.
+var layers = map[string][]string{
+	"":                {},
+	"registry":        {},
+	"registry/store":  {"registry"},
+	"index/text":      {},
+	"index/embed":     {"index/text"},
+	"index":           {"index/text", "index/embed", "registry"},
+	"index/testcat":   {"registry"},
+	"actors":          {"index", "registry"},
+	"engine/policy":   {"registry"},
+	"engine/handlers": {"registry"},
+	"engine/query":    {"index", "index/text", "registry"},
+	"engine/rank":     {"index", "index/text", "registry"},
+	"engine/govern":   {"engine/handlers", "engine/policy", "registry", "registry/store"},
+	"engine": {"actors", "engine/govern", "engine/handlers", "engine/policy", "engine/query",
+		"engine/rank", "index", "index/embed", "index/text", "registry", "registry/store"},
+	// The daemon speaks to the engine's public API only: what it needs of the retrievers,
+	// the ranking or the query parser, package engine re-exports.
+	"engine/server": {"engine", "engine/govern", "registry",
+		// still reached into for the retriever-timing wrapper and the fusion weights' defaults
+		"actors", "engine/rank", "index"},
+	// Only test files: the console's browser tests (their imports are not counted here).
+	"engine/server/consoletest": {},
+	"bench/cputime":             {},
+	"bench": {"engine", "engine/policy", "engine/rank", "index", "index/testcat", "index/text",
+		"registry"},
+	"cmd/capdex": {"*"},
+}
+
+// TestLayering fails when a package imports one of the module's packages it should not,
+// or when a package has no rule yet.
+func TestLayering(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		pkg := rel(f[0])
+		allowed, ok := layers[pkg]
+		if !ok {
+			t.Errorf("package %q has no layering rule: add it to layers in lint_test.go and to docs/ARCHITECTURE.md", pkg)
+			continue
+		}
+		var bad []string
+		for _, imp := range f[1:] {
+			if !strings.HasPrefix(imp, module+"/") && imp != module {
+				continue
+			}
+			if r := rel(imp); !slices.Contains(allowed, "*") && !slices.Contains(allowed, r) {
+				bad = append(bad, r)
+			}
+		}
+		sort.Strings(bad)
+		if len(bad) > 0 {
+			t.Errorf("%s imports %s; it may import only %v", pkg, strings.Join(bad, ", "), allowed)
+		}
+	}
+}
+
+func rel(importPath string) string {
+	return strings.TrimPrefix(strings.TrimPrefix(importPath, module), "/")
+}
