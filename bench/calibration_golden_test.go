@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/capdex/capdex/engine"
 )
 
 var updateCalibration = flag.Bool("update-calibration", false, "rewrite testdata/eval/calibration.golden.json from this run")
@@ -57,7 +59,7 @@ func TestGoldenCalibration(t *testing.T) {
 	}
 	if dir, ok := EvalDir(); ok && !testing.Short() {
 		for _, name := range EvalSets {
-			r, err := EvalTools(ctx, filepath.Join(dir, name, "tools.jsonl"), filepath.Join(dir, name, "queries.jsonl"), Options{})
+			r, err := EvalToolsWith(ctx, filepath.Join(dir, name, "tools.jsonl"), filepath.Join(dir, name, "queries.jsonl"), engine.Options{}, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -187,9 +187,10 @@ func ReadJSONL[T any](path string) ([]T, error) {
 	return out, sc.Err()
 }
 
-// EvalTools imports a flat catalogue (../shared/eval format) into a temporary in-memory
-// engine and scores its labelled queries, matching labels by the catalogue's original ids.
-func EvalTools(ctx context.Context, toolsPath, queriesPath string, opts Options) (*Report, error) {
+// EvalToolsWith imports a flat catalogue (../shared/eval format) into a temporary in-memory
+// engine opened with eo (its Seed, Dir and NoSync replaced) and scores its labelled queries,
+// matching labels by the catalogue's original ids.
+func EvalToolsWith(ctx context.Context, toolsPath, queriesPath string, eo engine.Options, opts Options) (*Report, error) {
 	f, err := os.Open(toolsPath)
 	if err != nil {
 		return nil, err
@@ -203,7 +204,8 @@ func EvalTools(ctx context.Context, toolsPath, queriesPath string, opts Options)
 	if err != nil {
 		return nil, err
 	}
-	e, err := engine.Open(ctx, engine.Options{Seed: caps, NoSync: true})
+	eo.Seed, eo.NoSync, eo.Dir = caps, true, ""
+	e, err := engine.Open(ctx, eo)
 	if err != nil {
 		return nil, err
 	}

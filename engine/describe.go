@@ -112,7 +112,7 @@ type Description struct {
 
 // Describe discloses one capability's full contract. The describe gate applies: an id the
 // caller may not discover is ErrNotFound; one it may discover but not describe is
-// ErrForbidden.
+// ErrForbidden. Their messages are policy.Disclose's, the same Run answers.
 func (e *Engine) Describe(ctx context.Context, id string, rc registry.RuntimeContext) (*Description, error) {
 	st := e.state.Load()
 	if st == nil {
@@ -123,22 +123,24 @@ func (e *Engine) Describe(ctx context.Context, id string, rc registry.RuntimeCon
 		return nil, fmt.Errorf("%w: resource_id %q is not a capability id", ErrInvalidRequest, id)
 	}
 	snap := st.gen.Snapshot()
-	c, ok := snap.Get(ref)
-	if !ok || !policy.Check(c, &rc, registry.GateDiscover).Allowed {
-		return nil, fmt.Errorf("%w: %s", ErrNotFound, ref)
-	}
-	if d := policy.Check(c, &rc, registry.GateDescribe); !d.Allowed {
-		return nil, fmt.Errorf("%w: describe %s: %s", ErrForbidden, ref, d.Reason)
+	c, _ := snap.Get(ref)
+	switch code, msg := policy.Disclose(ref, c, &rc); code {
+	case policy.DiscloseNotFound:
+		return nil, gateError{ErrNotFound, msg}
+	case policy.DiscloseForbidden:
+		return nil, gateError{ErrForbidden, msg}
 	}
 	av, reasons := policy.Availability(c, &rc)
+	get := snapGet(snap)
 	d := &Description{
 		ResourceID: c.ID, ResourceType: c.ResourceType, CapabilityType: c.CapabilityType, Version: c.Version,
-		Title: c.Title, Summary: c.Summary, WhenToUse: c.WhenToUse, WhenNotToUse: c.WhenNotToUse,
+		Title: policy.RedactText(c.Title, get, &rc), Summary: policy.RedactText(c.Summary, get, &rc),
+		WhenToUse: policy.RedactTexts(c.WhenToUse, get, &rc), WhenNotToUse: policy.RedactTexts(c.WhenNotToUse, get, &rc),
 		ArgumentsSchema: c.ArgumentsSchema, OutputSchema: c.OutputSchema,
 		SideEffect: c.SideEffect, RiskLevel: c.RiskLevel, RequiresConfirmation: policy.NeedsConfirmation(c),
 		SchemaDigest: registry.Digest(c), Examples: c.Examples, Produces: c.Produces,
 		NetworkPolicy: c.NetworkPolicy, Availability: av, AvailabilityReasons: reasons,
-		Status: c.Status, Owner: c.Owner, Steps: c.Steps, Guidance: c.Guidance,
+		Status: c.Status, Owner: c.Owner, Steps: policy.RedactSteps(c.Steps, get, &rc), Guidance: policy.RedactText(c.Guidance, get, &rc),
 		Warnings: registry.DeprecatedWarning(c, ""),
 	}
 	if c.Timeout > 0 {
@@ -154,4 +156,12 @@ func (e *Engine) Describe(ctx context.Context, id string, rc registry.RuntimeCon
 		}
 	}
 	return d, nil
+}
+
+// snapGet looks ids up in snap for policy.RedactSteps.
+func snapGet(snap *registry.Snapshot) func(id string) *registry.Capability {
+	return func(id string) *registry.Capability {
+		c, _ := snap.Get(id)
+		return c
+	}
 }

@@ -33,8 +33,10 @@
 //
 // A search hit never grants a permission: Run checks the gates again with the real
 // arguments. Run refusals are RunResults with a reason code (not_found, not_runnable,
-// offline, version_mismatch, invalid_arguments, forbidden, confirmation_required,
-// invalid_confirmation, timed_out, handler_failed, invalid_output), not errors.
+// version_mismatch, invalid_arguments, forbidden, confirmation_required,
+// invalid_confirmation, timed_out, handler_failed, invalid_output), not errors. For a
+// capability the caller may not see (offline and disabled ones included) Run answers the
+// code and message Describe answers.
 //
 // A data directory is held by one process at a time; a second Open fails at once with
 // store.ErrLocked. Resolution thresholds come from `capdex calibrate` when stored, else from

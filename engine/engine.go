@@ -37,6 +37,10 @@ type Options struct {
 	// Embedder for the semantic retriever. Default: the offline hashed n-gram embedder.
 	// Its vectors are cached in the store by embedder id and text hash.
 	Embedder embed.Embedder
+	// EmbedProgress, when set, is called during a build after each batch of capability
+	// texts a dense embedder computed (texts found in the vector cache are not computed):
+	// done so far, out of at most total. For a progress bar on first import.
+	EmbedProgress func(done, total int)
 	// Normalizer turns a query into a parsed query. Default: the rules normalizer.
 	Normalizer query.Normalizer
 	// Deadlines per retriever name ("exact", "lexical", ...: index.Kind.String). Missing
@@ -89,7 +93,8 @@ type Engine struct {
 	deadlines [index.NumKinds]time.Duration
 	thresh    atomic.Pointer[rank.Thresholds]
 	embedder  embed.Embedder
-	inline    uint16 // actors.Job.Inline of every search (inlineKinds)
+	progress  *progressEmbedder // set with Options.EmbedProgress and a dense embedder
+	inline    uint16            // actors.Job.Inline of every search (inlineKinds)
 	// busy counts the searches in progress, from preparation to answer: a search alone
 	// may be helped by its caller (actors.Job.Alone).
 	busy atomic.Int32
@@ -212,6 +217,10 @@ func (e *Engine) init(ctx context.Context) error {
 		emb = embed.NewHashed()
 	}
 	if _, sparse := emb.(embed.SparseEmbedder); !sparse {
+		if o.EmbedProgress != nil {
+			e.progress = &progressEmbedder{Embedder: emb}
+			emb = e.progress
+		}
 		emb = embed.WithCache(emb, vectorCache{e.store})
 	}
 	e.embedder = emb
@@ -285,6 +294,10 @@ func (e *Engine) Reload(ctx context.Context) error {
 		colSnap = b
 	case !errors.Is(err, store.ErrNotFound):
 		return err
+	}
+	if p := e.progress; p != nil {
+		p.watch.Store(&buildProgress{total: len(caps), fn: e.opts.EmbedProgress})
+		defer p.watch.Store(nil)
 	}
 	g, err := index.Build(ctx, snap, index.Options{
 		Embedder:       e.embedder,

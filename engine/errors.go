@@ -17,3 +17,14 @@ var (
 	// ErrClosed is returned after Close.
 	ErrClosed = errors.New("engine: closed")
 )
+
+// gateError is a refusal of a gate: it matches its sentinel (ErrNotFound, ErrForbidden)
+// with errors.Is and reads as msg alone, the message Run answers for the same refusal.
+type gateError struct {
+	sentinel error
+	msg      string
+}
+
+func (e gateError) Error() string { return e.msg }
+
+func (e gateError) Unwrap() error { return e.sentinel }

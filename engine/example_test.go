@@ -44,7 +44,7 @@ func ExampleEngine_Describe() {
 	fmt.Println(t.Name)
 	// Output:
 	// W-local true
-	// maintenance__codex_path_repair
+	// maintenance__codex_path-repair
 }
 
 func ExampleEngine_Run() {

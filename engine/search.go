@@ -34,7 +34,12 @@ type Update struct {
 func (e *Engine) Search(ctx context.Context, req registry.SearchRequest, rc registry.RuntimeContext) (*registry.SearchResponse, error) {
 	e.busy.Add(1)
 	defer e.busy.Add(-1)
-	job, sc, err := e.prepare(ctx, &req, &rc, false)
+	return e.search(ctx, req, rc, nil)
+}
+
+// search runs one search, with the pipeline changed by v when v is not nil.
+func (e *Engine) search(ctx context.Context, req registry.SearchRequest, rc registry.RuntimeContext, v *Variant) (*registry.SearchResponse, error) {
+	job, sc, err := e.prepareVariant(ctx, &req, &rc, false, v)
 	if err != nil {
 		return nil, err
 	}
@@ -105,6 +110,11 @@ func ValidateSearch(req *registry.SearchRequest) error {
 // prepare validates and normalises the request and builds the actor job and the ranking
 // side of the search.
 func (e *Engine) prepare(ctx context.Context, req *registry.SearchRequest, rc *registry.RuntimeContext, stream bool) (*actors.Job, *searchCtx, error) {
+	return e.prepareVariant(ctx, req, rc, stream, nil)
+}
+
+// prepareVariant is prepare with the pipeline changed by v (nil: unchanged).
+func (e *Engine) prepareVariant(ctx context.Context, req *registry.SearchRequest, rc *registry.RuntimeContext, stream bool, v *Variant) (*actors.Job, *searchCtx, error) {
 	if err := ValidateSearch(req); err != nil {
 		return nil, nil, err
 	}
@@ -128,6 +138,9 @@ func (e *Engine) prepare(ctx context.Context, req *registry.SearchRequest, rc *r
 	plan := make([]actors.Step, 0, len(steps))
 	for _, s := range steps {
 		k := s.Kind
+		if v.skips(k) {
+			continue
+		}
 		plan = append(plan, actors.Step{Kind: k, Deadline: e.deadlines[k], Limit: stepLimit(k)})
 	}
 	iq := &index.Query{
@@ -147,7 +160,7 @@ func (e *Engine) prepare(ctx context.Context, req *registry.SearchRequest, rc *r
 			iq.Terms = []string{} // the text has no terms: do not analyse it again
 		}
 	}
-	sc := &searchCtx{e: e, st: st, req: req, rc: rc, parsed: parsed, allow: allow, start: start, plan: steps}
+	sc := &searchCtx{e: e, st: st, req: req, rc: rc, parsed: parsed, allow: allow, start: start, variant: v, plan: steps}
 	sc.signals = e.signals(st, parsed, req)
 	retrieve := actors.RetrieveFunc(st.gen.Retrieve)
 	if e.opts.WrapRetriever != nil {
@@ -254,6 +267,8 @@ type searchCtx struct {
 	allow   *roaring.Bitmap
 	start   time.Time
 	bufs    *rankBufs // taken on the first rank call, returned by release
+	// variant, when set, changes the pipeline (SearchVariant).
+	variant *Variant
 	// expected, when set, makes the final ranking record a calibration sample.
 	expected registry.Resolution
 	plan     []query.Step // the planner's retrievers and reasons
@@ -399,13 +414,19 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 	cands := b.cands
 	noBreakdown := !sc.req.Explain // the breakdown is shown only in an explanation
 	w := e.weights
+	if v := sc.variant; v != nil && v.Weights != nil {
+		w = *v.Weights
+	}
 	w.NoBreakdown = noBreakdown
-	w.Unsorted = true // Rerank sorts
+	rerank := sc.variant == nil || !sc.variant.NoRerank
+	w.Unsorted = rerank // Rerank sorts
 	rank.Fuse(cands, w)
-	ro := e.rerank
-	ro.Terms = sc.st.terms
-	ro.NoBreakdown = noBreakdown
-	rank.Rerank(cands, sc.signals, ro)
+	if rerank {
+		ro := e.rerank
+		ro.Terms = sc.st.terms
+		ro.NoBreakdown = noBreakdown
+		rank.Rerank(cands, sc.signals, ro)
+	}
 	th := *e.thresh.Load()
 	sig := sc.signals
 	sig.PolicyHidden = sc.policyHidden()
@@ -430,7 +451,13 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 	}
 	do.ExplicitWrite = sc.signals.ExplicitWrite
 	do.NoBreakdown = noBreakdown
-	top := rank.Diversify(cands, sc.req.Limit, do)
+	var top []rank.Candidate
+	if sc.variant != nil && sc.variant.NoDiversify {
+		rank.Complete(cands)
+		top = cands[:min(sc.req.Limit, len(cands))]
+	} else {
+		top = rank.Diversify(cands, sc.req.Limit, do)
+	}
 	if res == registry.Ambiguous && !sig.Browse && len(top) > 0 && top[0].Cap.ResourceType == registry.TypePack {
 		// An ambiguous goal answered by a pack of packs ("帮我处理一下开发环境" → maintenance)
 		// is a choice among its sub-packs (seed 000 §19): answer those.

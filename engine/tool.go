@@ -17,7 +17,7 @@ const (
 
 // RenderTool renders a described action as a typed leaf tool for the next model request, in
 // the OpenAI, Anthropic or MCP tool format, named registry.ToolName(id)
-// ("maintenance__codex_diagnose"). Only actions render: packs and recipes are not callable.
+// ("maintenance__codex_diagnose"; see registry.ToolName). Only actions render: packs and recipes are not callable.
 func RenderTool(d *Description, format string) (json.RawMessage, error) {
 	if d.ResourceType != registry.TypeAction {
 		return nil, fmt.Errorf("%w: %s is a %s; only actions render as tools", ErrInvalidRequest, d.ResourceID, d.ResourceType)

@@ -377,9 +377,21 @@ func TestSemanticDense(t *testing.T) {
 	}
 
 	snap, _ := registry.NewSnapshot(1, fixtureCaps())
+	// An embedder that fails during Build costs the semantic retriever only: the
+	// generation is built, semantic searches fail with ErrEmbed, lexical ones answer.
 	for _, e := range []hashDense{{dim: 16, fail: true}, {dim: 16, bad: true}} {
-		if _, err := Build(context.Background(), snap, Options{Embedder: e}); !errors.Is(err, ErrEmbed) {
-			t.Errorf("embedder %+v: err %v, want ErrEmbed", e, err)
+		g, err := Build(context.Background(), snap, Options{Embedder: e})
+		if err != nil {
+			t.Fatalf("embedder %+v: Build failed: %v", e, err)
+		}
+		if !errors.Is(g.SemanticErr(), ErrEmbed) {
+			t.Errorf("embedder %+v: SemanticErr %v, want ErrEmbed", e, g.SemanticErr())
+		}
+		if _, err := g.Retrieve(context.Background(), Semantic, &Query{Text: "codex"}, nil, 5); !errors.Is(err, ErrEmbed) {
+			t.Errorf("embedder %+v: semantic search err %v, want ErrEmbed", e, err)
+		}
+		if hits, err := g.Retrieve(context.Background(), Lexical, &Query{Text: "codex"}, nil, 5); err != nil || len(hits) == 0 {
+			t.Errorf("embedder %+v: lexical search %v, %v", e, hits, err)
 		}
 	}
 	g := buildFixture(t, Options{Embedder: hashDense{dim: 16}})

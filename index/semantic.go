@@ -34,6 +34,11 @@ type semIndex struct {
 	fwdOff   []uint32
 	fwd      []uint16
 
+	// err is why the dense vectors could not be built (the embedder failed or answered
+	// vectors of the wrong shape): the semantic retriever then fails every search with it,
+	// which makes those searches partial, and the other retrievers answer as usual.
+	err error
+
 	// dense
 	dim   int
 	vecs  []float32 // n × dim, L2-normalised
@@ -93,6 +98,25 @@ func (g *Generation) buildSemantic(ctx context.Context, opts Options) error {
 		x.sparse = sp
 		return g.buildSparse(ctx)
 	}
+	err := g.buildDense(ctx, opts)
+	if err != nil && ctx.Err() == nil {
+		// A failing or misbehaving embedder (an endpoint down at start) costs the semantic
+		// retriever, not the generation: searches answer partial until the next build.
+		g.log.Warn("index: semantic retriever unavailable in this generation", "embedder", g.emb.ID(), "err", err)
+		*x = semIndex{err: err}
+		return nil
+	}
+	return err
+}
+
+// SemanticErr is why the semantic retriever of this generation has no vectors (its
+// embedder failed during Build), nil when it has them.
+func (g *Generation) SemanticErr() error { return g.sem.err }
+
+// buildDense embeds every capability with a dense embedder, in batches, and builds the
+// HNSW graph above the threshold.
+func (g *Generation) buildDense(ctx context.Context, opts Options) error {
+	x := &g.sem
 	batch := opts.EmbedBatch
 	if batch <= 0 {
 		batch = 256
@@ -198,6 +222,9 @@ func (g *Generation) retrieveSemantic(ctx context.Context, q *Query, allow *roar
 	x := &g.sem
 	if x.sparse != nil {
 		return g.semanticSparse(q, allow, limit), nil
+	}
+	if x.err != nil {
+		return nil, x.err
 	}
 	vs, err := g.emb.Embed(ctx, []string{q.Text})
 	if err != nil {

@@ -77,8 +77,10 @@ func sortErrors(es LintErrors) {
 // Lint checks a whole registry against the structural and governance rules of docs/ARCHITECTURE.md "Definitions"
 // and returns every problem found, or nil when the registry is clean. The rules:
 //
-//   - ids are well formed (ValidID) and unique; the parent of a dotted id is a pack in caps;
-//   - version >= 1; title, owner, status and resource_type are present;
+//   - ids are well formed (ValidID) and unique, and so are their tool names (ToolName); the
+//     parent of a dotted id is a pack in caps;
+//   - version >= 1; title, owner, status and resource_type are present; prose holds no
+//     control characters and is valid UTF-8 (a title, owner, alias or step title is one line);
 //   - enums are valid: resource_type, capability_type (CapabilityTypes), side_effect,
 //     risk_level, status, network_policy, handler.kind (go, exec, http), health.status;
 //   - an action has side_effect, risk_level, when_to_use, arguments_schema, output_schema
@@ -93,7 +95,12 @@ func sortErrors(es LintErrors) {
 //
 // Lint does not modify caps. Errors of capabilities read by the loader carry file and line.
 func Lint(caps []*Capability) LintErrors {
-	l := &linter{byID: make(map[string]*Capability, len(caps)), first: make(map[string]int, len(caps))}
+	return lint(caps, ToolName)
+}
+
+// lint is Lint with the tool-name function as a parameter (a test narrows its hash).
+func lint(caps []*Capability, toolName func(string) string) LintErrors {
+	l := &linter{byID: make(map[string]*Capability, len(caps)), first: make(map[string]int, len(caps)), toolName: toolName}
 	for i, c := range caps {
 		if c == nil {
 			continue
@@ -107,6 +114,7 @@ func Lint(caps []*Capability) LintErrors {
 			l.capability(c, i)
 		}
 	}
+	l.toolNames(caps)
 	l.checkParallel()
 	if len(l.errs) == 0 {
 		return nil
@@ -121,6 +129,8 @@ type linter struct {
 	errs   LintErrors
 	jobs   []schemaJob
 	sealed []*Capability // capabilities whose schema_digest is checked
+	// toolName is ToolName (see lint).
+	toolName func(string) string
 }
 
 // schemaJob is one schema to compile; examples are validated against arguments schemas.
@@ -158,6 +168,7 @@ func (l *linter) capability(c *Capability, index int) {
 	}
 	l.required(c, "title", c.Title)
 	l.required(c, "owner", c.Owner)
+	l.text(c)
 	switch c.Status {
 	case StatusActive, StatusDeprecated, StatusOffline:
 	case "":

@@ -23,6 +23,9 @@ func cmdEval(ctx context.Context, env *cliEnv, args []string) error {
 	reg := fs.String("registry", "", "with --cases: a registry directory instead of the built-in registry")
 	perQuery := fs.String("per-query", "", "write every query's ranking to this file (JSON Lines)")
 	noPer := fs.Bool("no-per-retriever", false, "skip scoring each retriever alone")
+	ablate := fs.Bool("ablate", false, "print the ablation table instead: each retriever alone, the fused ranking without each retriever, without rerank, without diversification, and each fusion method")
+	embedder := registerEmbedder(fs)
+	fusion := fs.String("fusion", "", "fusion method: rrf (weighted RRF, seed weights) or score (default: the engine's)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -32,6 +35,20 @@ func cmdEval(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if (*cases == "") == (*tools == "" && *queries == "") || (*cases == "" && (*tools == "" || *queries == "")) {
 		return badInput("give --tools and --queries, or --cases")
+	}
+	var eo engine.Options
+	if *fusion != "" {
+		w, err := rank.MethodWeights(*fusion)
+		if err != nil {
+			return badInput("--fusion: %v", err)
+		}
+		eo.Weights = &w
+	}
+	if err := applyEmbedder(env, &eo, *embedder, c.verbose); err != nil {
+		return err
+	}
+	if *ablate {
+		return evalAblate(ctx, env, &c, eo, *tools, *queries, *cases, *reg)
 	}
 	opts := bench.Options{PerRetriever: !*noPer, Progress: env.stderr}
 	if *perQuery != "" {
@@ -48,7 +65,7 @@ func cmdEval(ctx context.Context, env *cliEnv, args []string) error {
 		if err != nil {
 			return badInput("%v", err)
 		}
-		eo := engine.Options{NoSync: true}
+		eo.NoSync = true
 		if *reg != "" {
 			eo.SeedDirs = []string{*reg}
 		}
@@ -66,7 +83,7 @@ func cmdEval(ctx context.Context, env *cliEnv, args []string) error {
 				return badInput("%v", err)
 			}
 		}
-		if rep, err = bench.EvalTools(ctx, *tools, *queries, opts); err != nil {
+		if rep, err = bench.EvalToolsWith(ctx, *tools, *queries, eo, opts); err != nil {
 			return err
 		}
 	}
@@ -74,6 +91,52 @@ func cmdEval(ctx context.Context, env *cliEnv, args []string) error {
 		return printJSON(env.stdout, rep)
 	}
 	printReport(env.stdout, rep)
+	return nil
+}
+
+// evalAblate runs capdex eval --ablate: the ablation table of a flat catalogue's labelled
+// queries, or of cases on a registry.
+func evalAblate(ctx context.Context, env *cliEnv, c *common, eo engine.Options, tools, queries, cases, reg string) error {
+	opts := bench.AblateOptions{Progress: env.stderr}
+	for _, m := range []string{rank.MethodRRF, rank.MethodScore} {
+		w, _ := rank.MethodWeights(m) // known methods
+		opts.Extra = append(opts.Extra, bench.NamedVariant{Name: "fusion:" + m, Variant: engine.Variant{Weights: &w}})
+	}
+	var rep *bench.AblationReport
+	title := cases
+	if cases != "" {
+		cs, err := bench.ReadJSONL[bench.Case](cases)
+		if err != nil {
+			return badInput("%v", err)
+		}
+		eo.NoSync = true
+		if reg != "" {
+			eo.SeedDirs = []string{reg}
+		}
+		e, err := engine.Open(ctx, eo)
+		if err != nil {
+			return err
+		}
+		defer e.Close()
+		if rep, err = bench.Ablate(ctx, e, bench.CaseAblation(cs), opts); err != nil {
+			return err
+		}
+	} else {
+		for _, p := range []string{tools, queries} {
+			if _, err := os.Stat(p); err != nil {
+				return badInput("%v", err)
+			}
+		}
+		var err error
+		if rep, err = bench.EvalToolsAblation(ctx, tools, queries, eo, opts); err != nil {
+			return err
+		}
+		title = queries
+	}
+	if c.json {
+		return printJSON(env.stdout, rep)
+	}
+	bench.PrintAblation(env.stdout, title, rep)
 	return nil
 }
 

@@ -20,6 +20,7 @@ func cmdSearch(ctx context.Context, env *cliEnv, args []string) error {
 	sem := fs.String("side-effect-max", "", "strongest side effect allowed: R, W-local, W-shared or I")
 	limit := fs.Int("limit", registry.DefaultLimit, "matches to return, 1..10")
 	explain := fs.Bool("explain", false, "show each match's evidence per retriever and its score breakdown")
+	embedder := registerEmbedder(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -43,7 +44,11 @@ func cmdSearch(ctx context.Context, env *cliEnv, args []string) error {
 	if err := engine.ValidateSearch(&req); err != nil {
 		return err
 	}
-	e, err := env.open(ctx, &c, engine.Options{})
+	var eo engine.Options
+	if err := applyEmbedder(env, &eo, *embedder, c.verbose); err != nil {
+		return err
+	}
+	e, err := env.open(ctx, &c, eo)
 	if err != nil {
 		return err
 	}

@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"net"
 
+	"github.com/capdex/capdex/engine"
 	"github.com/capdex/capdex/engine/server"
 )
 
 // daemonFlags are the flags of serve and mcp.
 type daemonFlags struct {
-	config, home, addr, logLevel string
+	config, home, addr, logLevel, embedder string
 }
 
 // loadDaemonConfig reads the configuration (file, environment) and applies the flags.
@@ -36,6 +37,13 @@ func loadDaemonConfig(f *daemonFlags) (*server.Config, error) {
 			return nil, err
 		}
 	}
+	spec, ok, err := flagSpec(f.embedder)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		cfg.Embedder = server.EmbedderConfig{Kind: spec.Kind, Path: spec.Path, URL: spec.URL, Model: spec.Model, APIKeyEnv: spec.APIKeyEnv}
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, usageError{err}
 	}
@@ -49,6 +57,7 @@ func cmdServe(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringVar(&f.config, "config", "", "configuration file (default $CAPDEX_CONFIG, else ./capdex.yaml when present)")
 	fs.StringVar(&f.home, "home", "", "data directory (default data_dir, $CAPDEX_HOME, else the user's data directory)")
 	fs.StringVar(&f.logLevel, "log-level", "", "debug, info, warn or error (default log_level, else info)")
+	fs.StringVar(&f.embedder, "embedder", "", embedderUsage+" (default: the configuration's embedder)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -61,7 +70,7 @@ func cmdServe(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	log := cfg.NewLogger(env.stderr)
-	srv, err := server.Open(ctx, cfg, server.Options{Logger: log})
+	srv, err := server.Open(ctx, cfg, server.Options{Logger: log, EngineOptions: daemonProgress(env, cfg)})
 	if err != nil {
 		return err
 	}
@@ -83,6 +92,7 @@ func cmdMCP(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringVar(&f.config, "config", "", "configuration file (default $CAPDEX_CONFIG, else ./capdex.yaml when present)")
 	fs.StringVar(&f.home, "home", "", "data directory (default data_dir, $CAPDEX_HOME, else the user's data directory)")
 	fs.StringVar(&f.logLevel, "log-level", "", "debug, info, warn or error; logs go to stderr (default log_level, else info)")
+	fs.StringVar(&f.embedder, "embedder", "", embedderUsage+" (default: the configuration's embedder)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -94,10 +104,23 @@ func cmdMCP(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	srv, err := server.Open(ctx, cfg, server.Options{Logger: cfg.NewLogger(env.stderr), StdioOnly: true})
+	srv, err := server.Open(ctx, cfg, server.Options{Logger: cfg.NewLogger(env.stderr), StdioOnly: true, EngineOptions: daemonProgress(env, cfg)})
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
 	return srv.ServeStdio(ctx, env.stdin, env.stdout)
+}
+
+// daemonProgress draws the first embedding of the catalogue on stderr (when a terminal, or
+// at log level debug) for a configured embedder.
+func daemonProgress(env *cliEnv, cfg *server.Config) func(*engine.Options) {
+	if cfg.Embedder == (server.EmbedderConfig{}) {
+		return nil
+	}
+	p := embedProgress(env.stderr, cfg.LogLevel == "debug")
+	if p == nil {
+		return nil
+	}
+	return func(o *engine.Options) { o.EmbedProgress = p }
 }

@@ -99,6 +99,7 @@ func TestServeCommand(t *testing.T) {
 	}
 	req, _ := http.NewRequest("POST", url+"/v1/search", strings.NewReader(`{"query": "codex"}`))
 	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(key)))
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -4,8 +4,11 @@
 //
 // Governor.Run takes a RunRequest ({id, version, arguments, confirmation_token}) and the
 // caller's RuntimeContext and goes, in this order: resolve the id to its active definition
-// (not_found; a pack or recipe is not_runnable, a recipe's steps are returned) → offline →
-// pinned version (version_mismatch) → arguments against arguments_schema (invalid_arguments,
+// and apply the discover and describe gates (policy.Disclose: a capability the caller may not
+// discover — absent, another tenant's, acl.deny, offline, disabled — is not_found, one it may
+// not describe is forbidden, with describe's message, before anything of its contract is
+// looked at; a pack or recipe is not_runnable, a recipe's steps are returned) → pinned
+// version (version_mismatch) → arguments against arguments_schema (invalid_arguments,
 // every error with its JSON pointer) → the ACL execute gate (forbidden; deny overrides) →
 // risk: a network policy the machine cannot enforce for side effect I
 // (network_unenforceable) → confirmation (confirmation_required with a token, or

@@ -30,17 +30,17 @@ const (
 
 // Reason codes (RunResult.Reason), one per refusal or failure.
 const (
-	// ReasonNotFound: no definition with the id, or the caller may not discover it.
+	// ReasonNotFound: no definition with the id, or the caller may not discover it (another
+	// tenant, acl.deny, no discover grant, offline or disabled): describe's answer.
 	ReasonNotFound = "not_found"
 	// ReasonNotRunnable: the id is a pack or a recipe; a recipe's steps are in RunResult.Steps.
 	ReasonNotRunnable = "not_runnable"
-	// ReasonOffline: the action is offline or disabled (itself or an enclosing pack).
-	ReasonOffline = "offline"
 	// ReasonVersionMismatch: the pinned version is not the active one.
 	ReasonVersionMismatch = "version_mismatch"
 	// ReasonInvalidArguments: the arguments do not match arguments_schema; Errors lists all.
 	ReasonInvalidArguments = "invalid_arguments"
-	// ReasonForbidden: the caller may discover the action but the execute gate refuses.
+	// ReasonForbidden: the caller may discover the action but the describe gate refuses
+	// (describe's answer, before the contract is looked at) or the execute gate does.
 	ReasonForbidden = "forbidden"
 	// ReasonNetworkUnenforceable: side effect I with a network policy this machine cannot
 	// enforce for the handler.
@@ -282,51 +282,52 @@ func (g *Governor) Run(ctx context.Context, rc *registry.RuntimeContext, req Run
 		a.argsDig = digestBytes(a.canon)
 	}
 
-	// 1. resolve the id; what the caller may not discover does not exist for it.
+	// 1. resolve the id and apply the discover and describe gates: what the caller may not
+	// see gets describe's answer (policy.Disclose), before anything of the contract (version,
+	// digest, schema errors) is looked at.
 	if !registry.ValidID(id) {
 		return a.refuse(ctx, ReasonNotFound, "no capability "+quoteList([]string{id}))
 	}
 	c, err := g.opts.Definitions.Get(id, 0)
 	if errors.Is(err, registry.ErrNotFound) {
-		return a.refuse(ctx, ReasonNotFound, "no capability "+quoteList([]string{id}))
+		c, err = nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: definitions: %w", ErrBackend, err)
 	}
-	// A caller named by acl.deny but otherwise allowed to discover it learns it is forbidden
-	// (step 6); one with no discover grant at all does not learn that it exists.
-	grant := registry.ACL{Discover: c.Eff.ACL.Discover}
-	if !registry.VisibleTo(c.Eff.Tenants, rc.Tenant) || !grant.Allows(rc, registry.GateDiscover) {
-		return a.refuse(ctx, ReasonNotFound, "no capability "+quoteList([]string{id}))
+	switch code, msg := policy.Disclose(id, c, rc); code {
+	case policy.DiscloseNotFound:
+		return a.refuse(ctx, ReasonNotFound, msg)
+	case policy.DiscloseForbidden:
+		return a.refuse(ctx, ReasonForbidden, msg)
 	}
 	a.c = c
 	a.res.Version = c.Version
 	a.res.SchemaDigest = registry.Digest(c)
 
-	// 2. only actions run.
+	// 2. only actions run; a recipe's steps are returned as describe shows them (a step
+	// naming an action the caller may not discover is hidden).
 	if c.ResourceType != registry.TypeAction {
 		msg := fmt.Sprintf("%s is a %s, not an action: describe it and run one of its actions", id, c.ResourceType)
 		if c.ResourceType == registry.TypeRecipe {
 			msg = fmt.Sprintf("%s is a recipe, not an action: follow its steps (a step naming an action can be run by that id)", id)
-			if policy.Check(c, rc, registry.GateDescribe).Allowed {
-				a.res.Steps = c.Steps
-			}
+			a.res.Steps = policy.RedactSteps(c.Steps, func(id string) *registry.Capability {
+				s, err := g.opts.Definitions.Get(id, 0)
+				if err != nil { // absent, or a backend failure: hidden either way
+					return nil
+				}
+				return s
+			}, rc)
 		}
 		return a.refuse(ctx, ReasonNotRunnable, msg)
 	}
 
-	// 3. offline or disabled.
-	if c.Status == registry.StatusOffline || !c.Eff.Enabled {
-		d := policy.Check(c, rc, registry.GateExecute)
-		return a.refuse(ctx, ReasonOffline, d.Reason)
-	}
-
-	// 4. version pin.
+	// 3. version pin.
 	if version != 0 && version != c.Version {
 		return a.refuse(ctx, ReasonVersionMismatch, fmt.Sprintf("version %d was pinned but the active version is %d: describe it again", version, c.Version))
 	}
 
-	// 5. arguments.
+	// 4. arguments.
 	sc := g.schemas.get(fmt.Sprintf("%s@%d#%s", c.ID, c.Version, a.res.SchemaDigest), c.ArgumentsSchema, c.OutputSchema)
 	if sc.err != nil {
 		return a.fail(ctx, ReasonHandlerFailed, DecisionDenied, "the definition's schemas do not compile: "+sc.err.Error(), nil)
@@ -338,19 +339,19 @@ func (g *Governor) Run(ctx context.Context, rc *registry.RuntimeContext, req Run
 		return a.refuse(ctx, ReasonInvalidArguments, fmt.Sprintf("%d argument error(s)", len(errs)), errs...)
 	}
 
-	// 6. the execute gate.
+	// 5. the execute gate.
 	if d := policy.Check(c, rc, registry.GateExecute); !d.Allowed {
 		return a.refuse(ctx, ReasonForbidden, d.Reason)
 	}
 
-	// 7. risk: never ask for (or spend) a confirmation of a run that cannot start.
+	// 6. risk: never ask for (or spend) a confirmation of a run that cannot start.
 	if p, ok := g.handler.(handlers.Preflighter); ok {
 		if err := p.Preflight(c); errors.Is(err, handlers.ErrNetworkUnenforceable) {
 			return a.refuse(ctx, ReasonNetworkUnenforceable, err.Error())
 		}
 	}
 
-	// 8. confirmation.
+	// 7. confirmation.
 	var claims *Claims
 	if policy.NeedsConfirmation(c) {
 		if req.ConfirmationToken == "" {
@@ -364,7 +365,7 @@ func (g *Governor) Run(ctx context.Context, rc *registry.RuntimeContext, req Run
 		a.tokenID = cl.ID
 	}
 
-	// 9. execute.
+	// 8. execute.
 	return a.execute(ctx, sc, claims)
 }
 

@@ -42,10 +42,10 @@ func TestRunReasons(t *testing.T) {
 			reason: ReasonNotRunnable, msg: "recipe", steps: 2, audit: []string{DecisionDenied}},
 		{name: "not_runnable pack", req: RunRequest{ID: "t"}, status: StatusRefused, reason: ReasonNotRunnable,
 			msg: "pack", audit: []string{DecisionDenied}},
-		{name: "offline", req: RunRequest{ID: "t.off", Arguments: obj(`{"name":"x"}`)}, status: StatusRefused,
-			reason: ReasonOffline, msg: "offline", audit: []string{DecisionDenied}},
-		{name: "offline when the pack is disabled", req: RunRequest{ID: "u.inside", Arguments: obj(`{"name":"x"}`)},
-			status: StatusRefused, reason: ReasonOffline, msg: "disabled", audit: []string{DecisionDenied}},
+		{name: "offline is not_found, as describe answers", req: RunRequest{ID: "t.off", Arguments: obj(`{"name":"x"}`)}, status: StatusRefused,
+			reason: ReasonNotFound, msg: `no capability "t.off"`, audit: []string{DecisionDenied}, noSchema: true},
+		{name: "not_found when the pack is disabled", req: RunRequest{ID: "u.inside", Arguments: obj(`{"name":"x"}`)},
+			status: StatusRefused, reason: ReasonNotFound, msg: `no capability "u.inside"`, audit: []string{DecisionDenied}, noSchema: true},
 		{name: "version_mismatch", req: RunRequest{ID: "t.echo", Version: 2, Arguments: obj(`{"name":"x"}`)},
 			status: StatusRefused, reason: ReasonVersionMismatch, msg: "active version is 1", audit: []string{DecisionDenied}},
 		{name: "version_mismatch via id pin", req: RunRequest{ID: "t.echo@3", Arguments: obj(`{"name":"x"}`)},
@@ -62,8 +62,10 @@ func TestRunReasons(t *testing.T) {
 			status: StatusRefused, reason: ReasonInvalidArguments, errs: []string{"(root): arguments must be a JSON object"}, audit: []string{DecisionDenied}},
 		{name: "forbidden execute gate", req: RunRequest{ID: "t.noexec", Arguments: obj(`{"name":"x"}`)},
 			status: StatusRefused, reason: ReasonForbidden, msg: "acl.execute", audit: []string{DecisionDenied}},
-		{name: "forbidden deny overrides allow", req: RunRequest{ID: "t.denied", Arguments: obj(`{"name":"x"}`)},
-			status: StatusRefused, reason: ReasonForbidden, msg: "acl.deny", audit: []string{DecisionDenied}},
+		{name: "not_found deny overrides allow", req: RunRequest{ID: "t.denied", Arguments: obj(`{}`)},
+			status: StatusRefused, reason: ReasonNotFound, msg: `no capability "t.denied"`, audit: []string{DecisionDenied}, noSchema: true},
+		{name: "forbidden describe gate before the arguments", req: RunRequest{ID: "t.nodescribe", Version: 9, Arguments: obj(`{"name":7}`)},
+			status: StatusRefused, reason: ReasonForbidden, msg: "describe t.nodescribe: no acl.describe entry", audit: []string{DecisionDenied}, noSchema: true},
 		{name: "forbidden for a caller without scope", req: RunRequest{ID: "t.echo", Arguments: obj(`{"name":"x"}`)},
 			rc: func(rc *registry.RuntimeContext) { rc.Scopes = nil }, status: StatusRefused, reason: ReasonNotFound,
 			audit: []string{DecisionDenied}, noSchema: true},
@@ -597,7 +599,7 @@ func TestWithInheritanceOnStore(t *testing.T) {
 		t.Fatalf("%+v %v", res, err)
 	}
 	res, _ = g.Run(ctx, ann(), RunRequest{ID: "u.inside", Arguments: obj(`{"name":"n"}`)})
-	if res.Reason != ReasonOffline {
+	if res.Reason != ReasonNotFound {
 		t.Fatalf("%+v", res)
 	}
 }

@@ -168,6 +168,9 @@ func testCaps() []*registry.Capability {
 			c.ACL = registry.ACL{Discover: []string{"dev"}, Describe: []string{"dev"}, Execute: []string{"ops"}}
 		}),
 		act("t.denied", func(c *registry.Capability) { c.ACL = allDev; c.ACL.Deny = []string{"user:ann"} }),
+		act("t.nodescribe", func(c *registry.Capability) {
+			c.ACL = registry.ACL{Discover: []string{"dev"}, Describe: []string{"ops"}, Execute: []string{"ops"}}
+		}),
 		act("t.tenant", func(c *registry.Capability) { c.Tenants = []string{"other"} }),
 		act("t.fail", func(c *registry.Capability) { c.Handler.Name = "fail" }),
 		act("t.badout", func(c *registry.Capability) {

@@ -19,7 +19,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/capdex/capdex/engine"
-	"github.com/capdex/capdex/engine/rank"
 )
 
 // Defaults of the configuration (see README "## Daemon").
@@ -30,6 +29,9 @@ const (
 	DefaultMaxBodyBytes        = 1 << 20
 	DefaultMaxLeafTools        = 16
 	DefaultReadHeaderTimeout   = 5 * time.Second
+	DefaultReadTimeout         = 30 * time.Second
+	DefaultIdleTimeout         = 2 * time.Minute
+	DefaultMaxMCPLineBytes     = 4 << 20
 	DefaultShutdownTimeout     = 15 * time.Second
 	DefaultSessionIdleTimeout  = 30 * time.Minute
 	// DefaultConfigFile is the file looked for in the working directory when neither
@@ -71,8 +73,10 @@ type Config struct {
 	// Deadlines per retriever (exact, metadata, hierarchy, lexical, history, semantic).
 	// Missing entries keep the engine's defaults.
 	Deadlines map[string]Duration `yaml:"deadlines"`
-	// Fusion overrides weights of the weighted reciprocal rank fusion.
-	Fusion FusionWeights `yaml:"fusion"`
+	// Fusion chooses the fusion method and overrides its weights.
+	Fusion FusionConfig `yaml:"fusion"`
+	// Embedder chooses the semantic retriever's embedder (default: the offline one).
+	Embedder EmbedderConfig `yaml:"embedder"`
 	// Limits bound what the daemon accepts.
 	Limits Limits `yaml:"limits"`
 	// BaseURLs maps the {{.base_url.NAME}} of http handlers to URLs.
@@ -110,7 +114,47 @@ type Identity struct {
 	Scopes []string `yaml:"scopes"`
 }
 
-// FusionWeights override rank.DefaultWeights; nil fields keep the default.
+// FusionConfig is the fusion section: method and weights. The weights may also be
+// written directly under fusion (the older form); weights: wins where both are set.
+type FusionConfig struct {
+	// Method is "score" (score-aware fusion, the default) or "rrf" (weighted reciprocal
+	// rank fusion with the weights of seed 000 §15). It chooses the default weights the
+	// overrides apply to.
+	Method string `yaml:"method"`
+	// Weights override the method's weights.
+	Weights FusionWeights `yaml:"weights"`
+	// FusionWeights are the older form of Weights.
+	FusionWeights `yaml:",inline"`
+}
+
+// EmbedderConfig is the embedder section (see docs/embedders.md).
+type EmbedderConfig struct {
+	// Kind is hashed (the default: offline, no model), model2vec, openai or ollama.
+	Kind string `yaml:"kind"`
+	// Path is a model2vec model directory (tokenizer.json, model.safetensors), relative to
+	// the configuration file.
+	Path string `yaml:"path"`
+	// URL is the endpoint's server root (openai, ollama).
+	URL string `yaml:"url"`
+	// Model is the endpoint's model name.
+	Model string `yaml:"model"`
+	// APIKeyEnv names the environment variable that holds the endpoint's API key.
+	APIKeyEnv string `yaml:"api_key_env"`
+	// Dim is the expected vector dimension (0: learned from the first answer).
+	Dim int `yaml:"dim"`
+	// BatchSize is the most texts per endpoint request (default 64).
+	BatchSize int `yaml:"batch_size"`
+	// Timeout bounds one endpoint request (default 30s).
+	Timeout Duration `yaml:"timeout"`
+}
+
+// Spec is the engine's form of the section.
+func (e EmbedderConfig) Spec() engine.EmbedderSpec {
+	return engine.EmbedderSpec{Kind: e.Kind, Path: e.Path, URL: e.URL, Model: e.Model, APIKeyEnv: e.APIKeyEnv,
+		Dim: e.Dim, BatchSize: e.BatchSize, Timeout: e.Timeout.D()}
+}
+
+// FusionWeights override the fusion method's weights; nil fields keep the default.
 type FusionWeights struct {
 	Exact     *float64 `yaml:"exact"`
 	Metadata  *float64 `yaml:"metadata"`
@@ -136,6 +180,15 @@ type Limits struct {
 	MaxLeafTools int `yaml:"max_leaf_tools"`
 	// ReadHeaderTimeout bounds reading a request's headers (default 5s).
 	ReadHeaderTimeout Duration `yaml:"read_header_timeout"`
+	// ReadTimeout bounds reading a request's body, from the end of its headers; a body
+	// slower than that is answered 408 and its connection closed (default 30s). The answer
+	// itself (a run, an event stream) is not bounded by it.
+	ReadTimeout Duration `yaml:"read_timeout"`
+	// IdleTimeout closes a keep-alive connection with no request for this long (default 2m).
+	IdleTimeout Duration `yaml:"idle_timeout"`
+	// MaxMCPLineBytes bounds one JSON-RPC message of capdex mcp (stdio, one message a line);
+	// a longer line is answered with a JSON-RPC error and skipped (default 4 MiB).
+	MaxMCPLineBytes int `yaml:"max_mcp_line_bytes"`
 	// ShutdownTimeout bounds the drain of in-flight requests on shutdown (default 15s).
 	ShutdownTimeout Duration `yaml:"shutdown_timeout"`
 	// SessionIdleTimeout closes an MCP HTTP session idle this long (default 30m).
@@ -226,6 +279,7 @@ func (c *Config) resolvePaths(base string) {
 		return filepath.Join(base, p)
 	}
 	c.DataDir = abs(c.DataDir)
+	c.Embedder.Path = abs(c.Embedder.Path)
 	for i, d := range c.RegistryDirs {
 		c.RegistryDirs[i] = abs(d)
 	}
@@ -275,6 +329,15 @@ func (c *Config) ApplyDefaults() {
 	}
 	if l.ReadHeaderTimeout == 0 {
 		l.ReadHeaderTimeout = Duration(DefaultReadHeaderTimeout)
+	}
+	if l.ReadTimeout == 0 {
+		l.ReadTimeout = Duration(DefaultReadTimeout)
+	}
+	if l.IdleTimeout == 0 {
+		l.IdleTimeout = Duration(DefaultIdleTimeout)
+	}
+	if l.MaxMCPLineBytes == 0 {
+		l.MaxMCPLineBytes = DefaultMaxMCPLineBytes
 	}
 	if l.ShutdownTimeout == 0 {
 		l.ShutdownTimeout = Duration(DefaultShutdownTimeout)
@@ -342,17 +405,28 @@ func (c *Config) Validate() error {
 			add("deadlines.%s must be positive", n)
 		}
 	}
-	for _, w := range []struct {
-		name string
-		v    *float64
-	}{{"exact", c.Fusion.Exact}, {"metadata", c.Fusion.Metadata}, {"lexical", c.Fusion.Lexical},
-		{"semantic", c.Fusion.Semantic}, {"hierarchy", c.Fusion.Hierarchy}, {"history", c.Fusion.History}, {"k", c.Fusion.K}} {
-		if w.v != nil && *w.v < 0 {
-			add("fusion.%s is negative", w.name)
+	for prefix, f := range map[string]FusionWeights{"fusion.": c.Fusion.FusionWeights, "fusion.weights.": c.Fusion.Weights} {
+		for _, w := range []struct {
+			name string
+			v    *float64
+		}{{"exact", f.Exact}, {"metadata", f.Metadata}, {"lexical", f.Lexical},
+			{"semantic", f.Semantic}, {"hierarchy", f.Hierarchy}, {"history", f.History}, {"k", f.K}} {
+			if w.v != nil && *w.v < 0 {
+				add("%s%s is negative", prefix, w.name)
+			}
 		}
 	}
+	if c.Fusion.Method != "" {
+		if _, err := engine.FusionMethodWeights(c.Fusion.Method); err != nil {
+			add("fusion.method: %v", err)
+		}
+	}
+	if err := c.Embedder.Spec().Validate(); err != nil {
+		add("embedder: %v", err)
+	}
 	l := c.Limits
-	if l.MaxInflightSearches < 0 || l.MaxInflightRuns < 0 || l.MaxBodyBytes < 0 || l.MaxLeafTools < 0 {
+	if l.MaxInflightSearches < 0 || l.MaxInflightRuns < 0 || l.MaxBodyBytes < 0 || l.MaxLeafTools < 0 ||
+		l.ReadTimeout < 0 || l.IdleTimeout < 0 || l.MaxMCPLineBytes < 0 {
 		add("limits must not be negative")
 	}
 	if _, err := ParseLevel(c.LogLevel); err != nil {
@@ -377,21 +451,22 @@ func (c *Config) EngineOptions() engine.Options {
 			o.Deadlines[k] = v.D()
 		}
 	}
-	f := c.Fusion
-	if f != (FusionWeights{}) {
-		w := rank.DefaultWeights()
+	if c.Fusion != (FusionConfig{}) {
+		w, _ := engine.FusionMethodWeights(c.Fusion.Method) // Validate checked the method
 		set := func(dst *float64, v *float64) {
 			if v != nil {
 				*dst = *v
 			}
 		}
-		set(&w.Exact, f.Exact)
-		set(&w.Metadata, f.Metadata)
-		set(&w.Lexical, f.Lexical)
-		set(&w.Semantic, f.Semantic)
-		set(&w.Hierarchy, f.Hierarchy)
-		set(&w.History, f.History)
-		set(&w.K, f.K)
+		for _, f := range []FusionWeights{c.Fusion.FusionWeights, c.Fusion.Weights} {
+			set(&w.Exact, f.Exact)
+			set(&w.Metadata, f.Metadata)
+			set(&w.Lexical, f.Lexical)
+			set(&w.Semantic, f.Semantic)
+			set(&w.Hierarchy, f.Hierarchy)
+			set(&w.History, f.History)
+			set(&w.K, f.K)
+		}
 		o.Weights = &w
 	}
 	return o

@@ -29,6 +29,9 @@ limits:
   max_body_bytes: 4096
   max_leaf_tools: 4
   read_header_timeout: 2s
+  read_timeout: 7s
+  idle_timeout: 8s
+  max_mcp_line_bytes: 65536
   shutdown_timeout: 3s
   session_idle_timeout: 1m
 base_urls: {billing: "https://billing.example"}
@@ -54,6 +57,9 @@ func TestParseConfig(t *testing.T) {
 			if c.Limits.MaxInflightSearches != 7 || c.Limits.MaxBodyBytes != 4096 || c.Limits.ReadHeaderTimeout.D() != 2*time.Second ||
 				c.Limits.SessionIdleTimeout.D() != time.Minute || c.Limits.MaxLeafTools != 4 {
 				t.Errorf("limits: %+v", c.Limits)
+			}
+			if c.Limits.ReadTimeout.D() != 7*time.Second || c.Limits.IdleTimeout.D() != 8*time.Second || c.Limits.MaxMCPLineBytes != 65536 {
+				t.Errorf("read_timeout/idle_timeout/max_mcp_line_bytes: %+v", c.Limits)
 			}
 			if c.TokenTTL.D() != 2*time.Minute || c.BaseURLs["billing"] == "" || c.LocalIdentity.Tenant != "home" {
 				t.Errorf("token_ttl/base_urls/local_identity: %+v", c)
@@ -86,6 +92,32 @@ func TestParseConfig(t *testing.T) {
 		{name: "key without user", yaml: "keys: [{key: 0123456789abcdef0}]\n", wantErr: "user is required"},
 		{name: "negative weight", yaml: "fusion: {exact: -1}\n", wantErr: "fusion.exact is negative"},
 		{name: "bad log level", yaml: "log_level: loud\n", wantErr: "log_level"},
+		{name: "fusion method rrf", yaml: "fusion: {method: rrf, weights: {semantic: 0.5}}\n", check: func(t *testing.T, c *Config) {
+			w := c.EngineOptions().Weights
+			if w == nil || w.ScoreShare != 0 || w.Metadata != 1.4 || w.Semantic != 0.5 || w.Lexical != 1.2 {
+				t.Errorf("rrf weights: %+v", w)
+			}
+		}},
+		{name: "fusion method score", yaml: "fusion: {method: score}\n", check: func(t *testing.T, c *Config) {
+			if w := c.EngineOptions().Weights; w == nil || w.ScoreShare != 1 {
+				t.Errorf("score weights: %+v", w)
+			}
+		}},
+		{name: "unknown fusion method", yaml: "fusion: {method: borda}\n", wantErr: `fusion method "borda"`},
+		{name: "negative nested weight", yaml: "fusion: {weights: {lexical: -2}}\n", wantErr: "fusion.weights.lexical is negative"},
+		{name: "embedder model2vec", yaml: "embedder: {kind: model2vec, path: models/potion}\n", check: func(t *testing.T, c *Config) {
+			if s := c.Embedder.Spec(); s.Kind != "model2vec" || s.Path != "models/potion" {
+				t.Errorf("spec %+v", s)
+			}
+		}},
+		{name: "embedder openai", yaml: "embedder: {kind: openai, url: 'http://127.0.0.1:8080', model: m, api_key_env: K, timeout: 2s, batch_size: 16}\n", check: func(t *testing.T, c *Config) {
+			if s := c.Embedder.Spec(); s.Kind != "openai" || s.URL != "http://127.0.0.1:8080" || s.Model != "m" || s.APIKeyEnv != "K" || s.Timeout != 2*time.Second || s.BatchSize != 16 {
+				t.Errorf("spec %+v", s)
+			}
+		}},
+		{name: "embedder without model", yaml: "embedder: {kind: ollama, url: 'http://localhost:11434'}\n", wantErr: "needs url and model"},
+		{name: "embedder unknown kind", yaml: "embedder: {kind: word2vec}\n", wantErr: `embedder kind "word2vec"`},
+		{name: "embedder model2vec without path", yaml: "embedder: {kind: model2vec}\n", wantErr: "needs path"},
 		{name: "bad addr", yaml: "addr: localhost\n", wantErr: "want host:port"},
 		{name: "two documents", yaml: "addr: a\n---\naddr: b\n", wantErr: "more than one YAML document"},
 	}

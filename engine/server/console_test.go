@@ -325,6 +325,7 @@ func consoleSearch(t *testing.T, ts *testServer, key string, body any) (int, []C
 	b, _ := json.Marshal(body)
 	req, _ := http.NewRequest("POST", ts.url+"/v1/console/search", bytes.NewReader(b))
 	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -34,14 +34,16 @@ const (
 // capdexBin is the capdex binary built once by TestMain for the end-to-end tests.
 var capdexBin string
 
-// leakOptions ignore goroutines that outlive a test and are not the daemon's: library pools,
-// and the writer goroutine kelindar/column's Collection.Snapshot leaves behind (it never
-// closes its s2.Writer; one per column snapshot the index writes).
+// leakOptions ignore goroutines that outlive a test and are not the daemon's.
 var leakOptions = []goleak.Option{
+	// kelindar/column's Collection.Snapshot never closes its s2.Writer, whose Reset leaves
+	// a goroutine behind: one per column snapshot the index writes.
 	goleak.IgnoreTopFunction("github.com/klauspost/compress/s2.(*Writer).Reset.func1"),
+	// glog (a dependency of a dependency) starts its flush daemon in an init function.
 	goleak.IgnoreTopFunction("github.com/golang/glog.(*fileSink).flushDaemon"),
+	// ristretto's package-level allocator pool (Badger's cache) runs for the process.
 	goleak.IgnoreTopFunction("github.com/dgraph-io/ristretto/v2/z.(*AllocatorPool).freeupAllocators"),
-	goleak.IgnoreAnyFunction("github.com/dgraph-io/badger/v4/y.(*WaterMark).process"),
+	// opencensus (through Badger) starts its stats worker in an init function.
 	goleak.IgnoreTopFunction("go.opencensus.io/stats/view.(*worker).start"),
 }
 

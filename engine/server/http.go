@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"mime"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -148,19 +149,53 @@ func (s *Server) observe(next http.Handler, mux *http.ServeMux) http.Handler {
 	})
 }
 
-// limitBody bounds every request body (413 past it).
+// limitBody bounds every request body: its size (413 past it) and the time to read it
+// (limits.read_timeout; see deadlineBody).
 func (s *Server) limitBody(next http.Handler) http.Handler {
 	max := s.cfg.Limits.MaxBodyBytes
+	readTimeout := s.cfg.Limits.ReadTimeout.D()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > max {
 			writeError(w, r, http.StatusRequestEntityTooLarge, "body_too_large", fmt.Sprintf("request body of %d bytes exceeds the limit of %d bytes", r.ContentLength, max))
 			return
 		}
-		if r.Body != nil {
+		if r.Body != nil && r.Body != http.NoBody {
 			r.Body = http.MaxBytesReader(w, r.Body, max)
+			if readTimeout > 0 {
+				rc := http.NewResponseController(w)
+				if rc.SetReadDeadline(time.Now().Add(readTimeout)) == nil {
+					r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
+				}
+			}
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// deadlineBody lifts the connection's read deadline once the body has been read (or failed):
+// http.Server's ReadTimeout would instead stay on the connection while the handler answers,
+// and its background read would cancel a run or an event stream that lasts longer.
+type deadlineBody struct {
+	io.ReadCloser
+	rc   *http.ResponseController
+	done bool
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && !b.done {
+		b.done = true
+		if !isTimeout(err) {
+			_ = b.rc.SetReadDeadline(time.Time{}) // the connection is gone if this fails
+		}
+	}
+	return n, err
+}
+
+// isTimeout reports whether err is a read deadline passing.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // authenticate resolves the API key to a caller; without a valid key only the public
@@ -210,8 +245,8 @@ func rcOf(r *http.Request) (registry.RuntimeContext, *caller) {
 }
 
 func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
-	var req registry.SearchRequest
-	if !decodeBody(w, r, &req) {
+	req, ok := decodeSearch(w, r)
+	if !ok {
 		return
 	}
 	if wantsEventStream(r) {
@@ -228,11 +263,25 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleSearchStream(w http.ResponseWriter, r *http.Request) {
-	var req registry.SearchRequest
-	if !decodeBody(w, r, &req) {
+	req, ok := decodeSearch(w, r)
+	if !ok {
 		return
 	}
 	s.streamSearch(w, r, req)
+}
+
+// decodeSearch reads a search body (400 for a limit that is not an integer in 1..10).
+func decodeSearch(w http.ResponseWriter, r *http.Request) (registry.SearchRequest, bool) {
+	var body searchBody
+	if !decodeBody(w, r, &body) {
+		return registry.SearchRequest{}, false
+	}
+	req, err := body.request()
+	if err != nil {
+		writeError(w, r, http.StatusBadRequest, "invalid_request", err.Error())
+		return req, false
+	}
+	return req, true
 }
 
 // streamSearch answers with Server-Sent Events: "event: partial" for each partial ranking,
@@ -427,13 +476,22 @@ func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) {
 	w.Write(openAPIDocument)
 }
 
-// readBody reads the whole (size-limited) body: 413 past the limit.
+// readBody reads the whole (size-limited) body: 415 unless it is declared
+// application/json, 413 past the limit.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if !checkContentType(w, r) {
+		return nil, false
+	}
 	b, err := io.ReadAll(r.Body)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			writeError(w, r, http.StatusRequestEntityTooLarge, "body_too_large", fmt.Sprintf("request body exceeds the limit of %d bytes", mbe.Limit))
+			return nil, false
+		}
+		if isTimeout(err) {
+			w.Header().Set("Connection", "close")
+			writeError(w, r, http.StatusRequestTimeout, "request_timeout", fmt.Sprintf("the body was not received within limits.read_timeout (%d of %d bytes read)", len(b), r.ContentLength))
 			return nil, false
 		}
 		writeError(w, r, http.StatusBadRequest, "bad_request", "reading the body: "+err.Error())
@@ -451,10 +509,11 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
 	return decodeStrict(w, r, b, v)
 }
 
-// decodeStrict decodes exactly one JSON value from b into v: unknown fields, trailing data
-// and syntax errors are 400s whose message names the byte offset.
+// decodeStrict decodes exactly one JSON object from b into v: another kind of value,
+// unknown fields, trailing data and syntax errors are 400s whose message names the byte
+// offset.
 func decodeStrict(w http.ResponseWriter, r *http.Request, b []byte, v any) bool {
-	if err := strictJSON(b, v); err != nil {
+	if err := strictJSON(b, v, "body"); err != nil {
 		code := "malformed_json"
 		if strings.Contains(err.Error(), "unknown field") {
 			code = "unknown_field"
@@ -465,10 +524,14 @@ func decodeStrict(w http.ResponseWriter, r *http.Request, b []byte, v any) bool 
 	return true
 }
 
-// strictJSON is decodeStrict's decoder.
-func strictJSON(b []byte, v any) error {
-	if len(bytes.TrimSpace(b)) == 0 {
-		return errors.New("empty body: want a JSON object")
+// strictJSON is decodeStrict's decoder; what names b in messages ("body", "arguments").
+func strictJSON(b []byte, v any, what string) error {
+	t := bytes.TrimSpace(b)
+	if len(t) == 0 {
+		return fmt.Errorf("empty %s: want a JSON object", what)
+	}
+	if t[0] != '{' {
+		return fmt.Errorf("malformed JSON at byte offset %d: %s must be a JSON object, got %s", len(b)-len(bytes.TrimLeft(b, " \t\r\n")), what, jsonValueKind(t[0]))
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -481,7 +544,7 @@ func strictJSON(b []byte, v any) error {
 		case errors.As(err, &te):
 			field := te.Field
 			if field == "" {
-				field = "the body"
+				field = "the " + what
 			}
 			return fmt.Errorf("malformed JSON at byte offset %d: %s must be %s, not a JSON %s", te.Offset, field, jsonKind(te.Type.String()), te.Value)
 		case errors.Is(err, io.ErrUnexpectedEOF):
@@ -504,7 +567,9 @@ func jsonKind(goType string) string {
 		return "an array"
 	case goType == "string" || strings.HasPrefix(goType, "registry."):
 		return "a string"
-	case strings.HasPrefix(goType, "int") || strings.HasPrefix(goType, "uint") || strings.HasPrefix(goType, "float"):
+	case strings.HasPrefix(goType, "int") || strings.HasPrefix(goType, "uint"):
+		return "an integer"
+	case strings.HasPrefix(goType, "float"):
 		return "a number"
 	case goType == "bool":
 		return "a boolean"
@@ -520,7 +585,7 @@ type ErrorBody struct {
 // ErrorDetail is an error's code and message.
 type ErrorDetail struct {
 	// Code is a stable code: malformed_json, unknown_field, invalid_request, body_too_large,
-	// unauthorized, forbidden, not_found, conflict, method_not_allowed, overloaded,
+	// request_timeout, unsupported_media_type, unauthorized, forbidden, not_found, conflict, method_not_allowed, overloaded,
 	// unavailable, internal.
 	Code    string `json:"code"`
 	Message string `json:"message"`

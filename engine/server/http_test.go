@@ -87,7 +87,7 @@ func TestHTTPRequestErrors(t *testing.T) {
 		{name: "unknown field in describe", method: "POST", path: "/v1/describe", body: `{"resource_id": "demo.echo", "verbose": true}`, want: 400, code: "unknown_field"},
 		{name: "unknown field in run", method: "POST", path: "/v1/run", body: `{"id": "demo.echo", "args": {}}`, want: 400, code: "invalid_request", msg: []string{`unknown field "args"`}},
 		{name: "malformed run", method: "POST", path: "/v1/run", body: `{"id": "demo.echo" "arguments": {}}`, want: 400, code: "malformed_json", msg: []string{"byte offset"}},
-		{name: "limit out of range", method: "POST", path: "/v1/search", body: `{"query": "codex", "limit": 11}`, want: 400, code: "invalid_request", msg: []string{"limit 11 is outside 1..10"}},
+		{name: "limit out of range", method: "POST", path: "/v1/search", body: `{"query": "codex", "limit": 11}`, want: 400, code: "invalid_request", msg: []string{"limit must be an integer between 1 and 10, got 11"}},
 		{name: "empty query", method: "POST", path: "/v1/search", body: `{"query": "  "}`, want: 400, code: "invalid_request", msg: []string{"query is empty"}},
 		{name: "unknown side effect", method: "POST", path: "/v1/search", body: `{"query": "x", "side_effect_max": "rw"}`, want: 400, code: "invalid_request", msg: []string{"side_effect_max"}},
 		{name: "describe unknown id", method: "POST", path: "/v1/describe", body: `{"resource_id": "no.such.thing"}`, want: 404, code: "not_found"},
@@ -198,6 +198,7 @@ func TestSearchStreamSSE(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			req, _ := http.NewRequest("POST", ts.url+tt.path, strings.NewReader(`{"query": "`+codexQuery+`"}`))
 			req.Header.Set("Authorization", "Bearer "+devKey)
+			req.Header.Set("Content-Type", "application/json")
 			for _, h := range tt.headers {
 				k, v, _ := strings.Cut(h, ": ")
 				req.Header.Set(k, v)

@@ -51,6 +51,7 @@ func TestLoadShedding(t *testing.T) {
 		q := loadQueries[qi.Add(1)%uint64(len(loadQueries))]
 		req, _ := http.NewRequest("POST", ts.url+"/v1/search", strings.NewReader(q))
 		req.Header.Set("Authorization", "Bearer "+devKey)
+		req.Header.Set("Content-Type", "application/json")
 		start := time.Now()
 		resp, err := client.Do(req)
 		if err != nil {

@@ -122,6 +122,7 @@ type mcpSession struct {
 type leaf struct {
 	id      string
 	version int
+	digest  string // the schema digest described
 	elem    *list.Element
 }
 
@@ -196,7 +197,7 @@ type searchArgs struct {
 	Within        string                  `json:"within,omitempty"`
 	Types         []registry.ResourceType `json:"types,omitempty"`
 	SideEffectMax registry.SideEffect     `json:"side_effect_max,omitempty"`
-	Limit         int                     `json:"limit,omitempty"`
+	Limit         json.RawMessage         `json:"limit,omitempty"`
 }
 
 func (sess *mcpSession) search(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -204,9 +205,15 @@ func (sess *mcpSession) search(ctx context.Context, req *mcp.CallToolRequest) (*
 	if err := toolArgs(req, &a); err != nil {
 		return nil, err
 	}
-	resp, err := sess.s.search(ctx, registry.SearchRequest{
-		Query: a.Query, Within: a.Within, Types: a.Types, SideEffectMax: a.SideEffectMax, Limit: a.Limit,
-	}, sess.rc(req))
+	sr := registry.SearchRequest{Query: a.Query, Within: a.Within, Types: a.Types, SideEffectMax: a.SideEffectMax}
+	if len(a.Limit) > 0 {
+		n, err := parseLimit(a.Limit)
+		if err != nil {
+			return nil, err
+		}
+		sr.Limit = n
+	}
+	resp, err := sess.s.search(ctx, sr, sess.rc(req))
 	if err != nil {
 		return nil, err
 	}
@@ -353,7 +360,7 @@ func (sess *mcpSession) addLeaf(d *engine.Description) {
 	}
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
-	if l, ok := sess.leaves[name]; ok && l.id == d.ResourceID && l.version == d.Version {
+	if l, ok := sess.leaves[name]; ok && l.id == d.ResourceID && l.version == d.Version && l.digest == d.SchemaDigest {
 		sess.lru.MoveToFront(l.elem)
 		return
 	}
@@ -377,11 +384,11 @@ func (sess *mcpSession) addLeaf(d *engine.Description) {
 	}
 	sess.s.m.leafTools.Inc()
 	if l, ok := sess.leaves[name]; ok { // a new version replaced the tool
-		l.id, l.version = id, version
+		l.id, l.version, l.digest = id, version, d.SchemaDigest
 		sess.lru.MoveToFront(l.elem)
 		return
 	}
-	sess.leaves[name] = &leaf{id: id, version: version, elem: sess.lru.PushFront(name)}
+	sess.leaves[name] = &leaf{id: id, version: version, digest: d.SchemaDigest, elem: sess.lru.PushFront(name)}
 	var drop []string
 	for sess.lru.Len() > sess.s.cfg.Limits.MaxLeafTools {
 		e := sess.lru.Back()
@@ -392,6 +399,55 @@ func (sess *mcpSession) addLeaf(d *engine.Description) {
 	}
 	if len(drop) > 0 {
 		sess.srv.RemoveTools(drop...)
+	}
+}
+
+// recheckLeaves drops the leaf tools the session's caller may no longer describe, or whose
+// action changed (another version or digest: describe it again), after a new registry
+// generation; the SDK sends tools/list_changed for the removal.
+func (sess *mcpSession) recheckLeaves(ctx context.Context) {
+	type entry struct {
+		name string
+		l    leaf
+	}
+	sess.mu.Lock()
+	check := make([]entry, 0, len(sess.leaves))
+	for name, l := range sess.leaves {
+		check = append(check, entry{name, *l})
+	}
+	sess.mu.Unlock()
+	rc := sess.who.runtimeContext(sess.id)
+	var stale []entry
+	for _, e := range check {
+		d, err := sess.s.eng.Describe(ctx, e.l.id, rc)
+		if err != nil || d.Version != e.l.version || d.SchemaDigest != e.l.digest {
+			stale = append(stale, e)
+		}
+	}
+	if len(stale) == 0 {
+		return
+	}
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	var drop []string
+	for _, e := range stale {
+		// A describe in the meantime may have replaced the leaf: drop only what was checked.
+		if l, ok := sess.leaves[e.name]; ok && l.id == e.l.id && l.version == e.l.version && l.digest == e.l.digest {
+			sess.lru.Remove(l.elem)
+			delete(sess.leaves, e.name)
+			drop = append(drop, e.name)
+		}
+	}
+	if len(drop) > 0 {
+		sess.srv.RemoveTools(drop...)
+		sess.s.log.Info("mcp leaf tools dropped after a registry change", "session", sess.id, "tools", drop)
+	}
+}
+
+// recheckSessions runs recheckLeaves on every live MCP session.
+func (s *Server) recheckSessions(ctx context.Context) {
+	for _, sess := range s.sessions.all() {
+		sess.recheckLeaves(ctx)
 	}
 }
 
@@ -442,7 +498,7 @@ func toolArgs(req *mcp.CallToolRequest, v any) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = []byte("{}")
 	}
-	if err := strictJSON(raw, v); err != nil {
+	if err := strictJSON(raw, v, "arguments"); err != nil {
 		return fmt.Errorf("%w: arguments: %v", engine.ErrInvalidRequest, err)
 	}
 	return nil
@@ -481,14 +537,16 @@ func (s *Server) ServeMCP(ctx context.Context, t mcp.Transport) error {
 }
 
 // ServeStdio serves MCP on in and out, newline-delimited JSON-RPC (capdex mcp passes its
-// stdin and stdout). It returns when in ends or ctx is done.
+// stdin and stdout). A malformed line is answered with a JSON-RPC error and skipped (see
+// lineTransport); a line is at most limits.max_mcp_line_bytes. It returns when in ends or
+// ctx is done.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	return s.ServeMCP(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
+	max := s.cfg.Limits.MaxMCPLineBytes
+	if max <= 0 {
+		max = DefaultMaxMCPLineBytes
+	}
+	return s.ServeMCP(ctx, &lineTransport{in: in, out: out, maxLine: max, log: s.log.With("component", "mcp")})
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // sessionHolder lets the two getServer calls the SDK makes for one request share the
 // session it creates.

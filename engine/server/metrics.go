@@ -21,6 +21,7 @@ type metrics struct {
 	searchSeconds    prometheus.Histogram
 	retrieverSeconds *prometheus.HistogramVec
 	retrieverTimeout *prometheus.CounterVec
+	retrieverFailed  *prometheus.CounterVec
 	searches         *prometheus.CounterVec
 	partial          prometheus.Counter
 	runs             *prometheus.CounterVec
@@ -49,6 +50,9 @@ func newMetrics() *metrics {
 	}, []string{"retriever"})
 	m.retrieverTimeout = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "capdex_retriever_timeouts_total", Help: "Searches in which a retriever timed out (the search went on partial).",
+	}, []string{"retriever"})
+	m.retrieverFailed = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "capdex_retriever_failures_total", Help: "Searches in which a retriever failed, such as an embeddings endpoint that errs (the search went on partial).",
 	}, []string{"retriever"})
 	m.searches = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "capdex_searches_total", Help: "Searches by outcome: ok, invalid (bad request), error, rejected (overload).",
@@ -81,11 +85,12 @@ func newMetrics() *metrics {
 	m.leafTools = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "capdex_mcp_leaf_tools_registered_total", Help: "Leaf tools registered in MCP sessions after a describe.",
 	})
-	m.reg.MustRegister(m.searchSeconds, m.retrieverSeconds, m.retrieverTimeout, m.searches, m.partial,
+	m.reg.MustRegister(m.searchSeconds, m.retrieverSeconds, m.retrieverTimeout, m.retrieverFailed, m.searches, m.partial,
 		m.runs, m.inflight, m.rejected, m.httpRequests, m.httpSeconds, m.generation, m.reloads, m.leafTools,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	for k := index.Kind(0); k < index.NumKinds; k++ {
 		m.retrieverTimeout.WithLabelValues(k.String())
+		m.retrieverFailed.WithLabelValues(k.String())
 	}
 	for _, kind := range []string{"search", "run"} {
 		m.rejected.WithLabelValues(kind)
@@ -117,5 +122,8 @@ func (m *metrics) observeSearch(took time.Duration, resp *registry.SearchRespons
 	}
 	for _, r := range resp.SearchMeta.TimedOutRetrievers {
 		m.retrieverTimeout.WithLabelValues(r).Inc()
+	}
+	for _, r := range resp.SearchMeta.FailedRetrievers {
+		m.retrieverFailed.WithLabelValues(r).Inc()
 	}
 }

@@ -230,7 +230,7 @@ func openAPI() m {
 		}, "id"),
 		"RunResult": object("The outcome of a run; a refusal is an answer, not an HTTP error.", false, m{
 			"status":             enum("Outcome.", "succeeded", "confirmation_required", "refused", "failed"),
-			"reason":             str("Reason code: not_found, not_runnable, offline, version_mismatch, invalid_arguments, forbidden, network_unenforceable, confirmation_required, invalid_confirmation, timed_out, handler_failed, invalid_output."),
+			"reason":             str("Reason code: not_found, not_runnable, version_mismatch, invalid_arguments, forbidden, network_unenforceable, confirmation_required, invalid_confirmation, timed_out, handler_failed, invalid_output."),
 			"message":            str("Why, in one sentence."),
 			"errors":             strs("Every schema or token problem."),
 			"id":                 str("Action id."),
@@ -290,7 +290,7 @@ func openAPI() m {
 		}),
 		"ErrorBody": object("Every error answer.", false, m{"error": ref("ErrorDetail")}, "error"),
 		"ErrorDetail": object("An error.", false, m{
-			"code":       enum("Stable code.", "malformed_json", "unknown_field", "invalid_request", "bad_request", "body_too_large", "unauthorized", "forbidden", "not_found", "conflict", "method_not_allowed", "overloaded", "unavailable", "internal"),
+			"code":       enum("Stable code.", "malformed_json", "unknown_field", "invalid_request", "bad_request", "body_too_large", "request_timeout", "unsupported_media_type", "unauthorized", "forbidden", "not_found", "conflict", "method_not_allowed", "overloaded", "unavailable", "internal"),
 			"message":    str("What is wrong, for people."),
 			"request_id": str("The request's X-Request-ID."),
 		}, "code", "message"),

@@ -160,8 +160,7 @@ func (s *Server) reload(ctx context.Context, why string) {
 		logLintErrors(log, "registry change refused: the current generation keeps serving", "", err)
 		return
 	}
-	gen := s.eng.Generation()
-	s.m.generation.Set(float64(gen))
+	gen := s.newGeneration(ctx)
 	s.m.reloads.WithLabelValues("applied").Inc()
 	ids := make([]string, 0, len(changed))
 	for _, c := range changed {

@@ -107,6 +107,14 @@ func Open(ctx context.Context, cfg *Config, opts Options) (*Server, error) {
 
 	eo := c.EngineOptions()
 	eo.Logger = log
+	if c.Embedder != (EmbedderConfig{}) {
+		emb, err := engine.OpenEmbedder(c.Embedder.Spec())
+		if err != nil {
+			return nil, fmt.Errorf("embedder: %w", err)
+		}
+		eo.Embedder = emb
+		log.Info("semantic retriever embedder", "id", emb.ID())
+	}
 	if opts.EngineOptions != nil {
 		opts.EngineOptions(&eo)
 	}
@@ -199,7 +207,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: s.cfg.Limits.ReadHeaderTimeout.D(),
-		IdleTimeout:       2 * time.Minute,
+		IdleTimeout:       s.cfg.Limits.IdleTimeout.D(),
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
@@ -423,8 +431,7 @@ func (s *Server) put(ctx context.Context, id string, body []byte, c *caller) (*P
 	if err := s.eng.Put(ctx, def, c.actor()); err != nil {
 		return nil, err
 	}
-	gen := s.eng.Generation()
-	s.m.generation.Set(float64(gen))
+	gen := s.newGeneration(ctx)
 	return &PutResult{ID: def.ID, Version: def.Version, Generation: gen}, nil
 }
 
@@ -435,9 +442,16 @@ func (s *Server) remove(ctx context.Context, id string, c *caller) (uint64, erro
 	if err := s.eng.Delete(ctx, id, c.actor()); err != nil {
 		return 0, err
 	}
+	return s.newGeneration(ctx), nil
+}
+
+// newGeneration follows a registry change: the generation gauge, and the MCP sessions'
+// leaf tools checked against the new generation's gates. It returns the generation.
+func (s *Server) newGeneration(ctx context.Context) uint64 {
 	gen := s.eng.Generation()
 	s.m.generation.Set(float64(gen))
-	return gen, nil
+	s.recheckSessions(context.WithoutCancel(ctx))
+	return gen
 }
 
 func (c *caller) actor() string { return "api:" + c.User + "@" + c.Tenant }

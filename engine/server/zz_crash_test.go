@@ -29,6 +29,7 @@ func TestCrashDuringAdminWrites(t *testing.T) {
 		b, _ := json.Marshal(def)
 		req, _ := http.NewRequest("PUT", url+"/v1/capabilities/"+id, bytes.NewReader(b))
 		req.Header.Set("Authorization", "Bearer "+adminKey)
+		req.Header.Set("Content-Type", "application/json")
 		resp, err := client.Do(req)
 		if err != nil {
 			return 0, err
