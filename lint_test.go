@@ -31,7 +31,8 @@ var layers = map[string][]string{
 	"engine/query":          {"index", "index/text", "registry"},
 	"engine/rank":           {"index", "index/text", "registry"},
 	"engine/govern":         {"engine/handlers", "engine/policy", "registry", "registry/store"},
-	"engine": {"actors", "engine/govern", "engine/handlers", "engine/policy", "engine/query",
+	"engine/feedback":       {"index", "index/text", "registry/store"},
+	"engine": {"actors", "engine/feedback", "engine/govern", "engine/handlers", "engine/policy", "engine/query",
 		"engine/rank", "index", "index/embed", "index/text", "registry", "registry/store"},
 	// The daemon speaks to the engine's public API only: what it needs of the retrievers,
 	// the ranking or the query parser, package engine re-exports.

@@ -77,6 +77,8 @@ type Report struct {
 	AvgReturned               *float64             `json:"avg_returned"`
 	PerRetriever              map[string]Retriever `json:"per_retriever"`
 	Calibration               *Calibration         `json:"calibration"`
+	// Feedback is set by runs with Options.Feedback or a split (capdex eval --feedback).
+	Feedback *FeedbackReport `json:"feedback,omitempty"`
 }
 
 // Retriever is one retriever's quality alone.
@@ -98,6 +100,15 @@ type Options struct {
 	// RuntimeContext is the caller EvalQueries searches as; nil means an admin of tenant
 	// "default" who may discover everything.
 	RuntimeContext *registry.RuntimeContext
+	// Feedback are queries replayed as successful sessions (Replay) before scoring; with
+	// Feedback or Split set, the Report has a Feedback part.
+	Feedback []LabelledQuery
+	// Split, when set (to 0 or 1), scores only the queries of that half (Half) and replays
+	// only the Feedback queries of the other half; nil keeps both whole.
+	Split *int
+	// NoReplay classifies the scored queries as Feedback and Split would but replays
+	// nothing: the baseline of a feedback run.
+	NoReplay bool
 }
 
 // QueryResult is one line written to Options.PerQuery.
@@ -251,6 +262,24 @@ func EvalQueries(ctx context.Context, e *engine.Engine, queries []LabelledQuery,
 	if opts.RuntimeContext != nil {
 		rc = *opts.RuntimeContext
 	}
+	var class func(LabelledQuery) string
+	classes := map[string]*accum{}
+	var fr *FeedbackReport
+	if opts.Feedback != nil || opts.Split != nil {
+		var replayed []LabelledQuery
+		queries, replayed = splitFeedback(queries, opts.Feedback, splitOf(opts))
+		fr = &FeedbackReport{}
+		if !opts.NoReplay {
+			if err := Replay(ctx, e, replayed, rc); err != nil {
+				return nil, err
+			}
+			fr.Replayed = len(replayed)
+		}
+		class = classOf(replayed)
+		for _, c := range []string{Warm, Cold, Mixed} {
+			classes[c] = newAccum()
+		}
+	}
 	a := newAccum()
 	bar := newProgress(opts.Progress, len(queries))
 	for i, q := range queries {
@@ -273,6 +302,12 @@ func EvalQueries(ctx context.Context, e *engine.Engine, queries []LabelledQuery,
 		a.ranking(r, q.Relevant)
 		a.meta(resp, took)
 		a.cal.add(resp.Confidence, resp.Resolution, len(r) > 0 && slices.Contains(q.Relevant, r[0]))
+		if class != nil {
+			ca := classes[class(q)]
+			ca.n++
+			ca.ranking(r, q.Relevant)
+			ca.meta(resp, took)
+		}
 		a.pack.addBool(len(r) > 0 && packs.samePack(resp.Matches[0].ResourceID, q.Relevant))
 		if opts.PerRetriever {
 			if err := probeAll(ctx, e, a, req, rc, q.Relevant, label); err != nil {
@@ -285,7 +320,24 @@ func EvalQueries(ctx context.Context, e *engine.Engine, queries []LabelledQuery,
 		}
 	}
 	bar.done()
-	return a.report(), nil
+	rep := a.report()
+	if fr != nil {
+		for c, p := range map[string]**Report{Warm: &fr.Warm, Cold: &fr.Cold, Mixed: &fr.Mixed} {
+			if classes[c].n > 0 {
+				*p = classes[c].report()
+			}
+		}
+		rep.Feedback = fr
+	}
+	return rep, nil
+}
+
+// splitOf returns the half opts.Split names, else -1.
+func splitOf(opts Options) int {
+	if opts.Split == nil {
+		return -1
+	}
+	return *opts.Split
 }
 
 func probeAll(ctx context.Context, e *engine.Engine, a *accum, req registry.SearchRequest, rc registry.RuntimeContext, relevant []string, label func(string) string) error {

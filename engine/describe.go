@@ -155,6 +155,9 @@ func (e *Engine) Describe(ctx context.Context, id string, rc registry.RuntimeCon
 			d.Children = l.Items
 		}
 	}
+	if rc.Session != "" {
+		e.fb.Described(rc.Tenant, rc.Session, c.ID)
+	}
 	return d, nil
 }
 

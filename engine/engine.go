@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/capdex/capdex/actors"
+	"github.com/capdex/capdex/engine/feedback"
 	"github.com/capdex/capdex/engine/govern"
 	"github.com/capdex/capdex/engine/handlers"
 	"github.com/capdex/capdex/engine/query"
@@ -75,6 +76,9 @@ type Options struct {
 	Logger *slog.Logger
 	// NoSync turns off fsync of store commits (tests and throwaway stores only).
 	NoSync bool
+	// Feedback tunes learning from use (sessions' searches, describes and runs; see
+	// docs/feedback.md). Nil takes the defaults.
+	Feedback *FeedbackOptions
 }
 
 // Engine is a capability registry with search, describe and run. All methods are safe for
@@ -93,8 +97,9 @@ type Engine struct {
 	deadlines [index.NumKinds]time.Duration
 	thresh    atomic.Pointer[rank.Thresholds]
 	embedder  embed.Embedder
-	progress  *progressEmbedder // set with Options.EmbedProgress and a dense embedder
-	inline    uint16            // actors.Job.Inline of every search (inlineKinds)
+	progress  *progressEmbedder  // set with Options.EmbedProgress and a dense embedder
+	fb        *feedback.Recorder // sessions' searches, describes, runs; feeds history
+	inline    uint16             // actors.Job.Inline of every search (inlineKinds)
 	// busy counts the searches in progress, from preparation to answer: a search alone
 	// may be helped by its caller (actors.Job.Alone).
 	busy atomic.Int32
@@ -175,6 +180,7 @@ func (e *Engine) init(ctx context.Context) error {
 	if o.Weights != nil {
 		e.weights = *o.Weights
 	}
+
 	e.rerank = rank.DefaultRerankOptions()
 	if o.Rerank != nil {
 		e.rerank = *o.Rerank
@@ -226,6 +232,9 @@ func (e *Engine) init(ctx context.Context) error {
 	e.embedder = emb
 	e.inline = inlineKinds(*o, emb)
 
+	if err := e.openFeedback(); err != nil {
+		return err
+	}
 	if e.store.Generation() == 0 {
 		seed, err := e.seed()
 		if err != nil {
@@ -302,6 +311,7 @@ func (e *Engine) Reload(ctx context.Context) error {
 	g, err := index.Build(ctx, snap, index.Options{
 		Embedder:       e.embedder,
 		History:        e.store.HistorySource(),
+		Feedback:       e.fb,
 		Logger:         e.log,
 		ColumnSnapshot: colSnap,
 	})

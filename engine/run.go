@@ -25,7 +25,11 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, rc registry.RuntimeCon
 	if e.closed {
 		return nil, ErrClosed
 	}
-	return e.run.Run(ctx, &rc, req)
+	res, err := e.run.Run(ctx, &rc, req)
+	if err == nil {
+		e.recordRun(&rc, res)
+	}
+	return res, err
 }
 
 // newRunner wires the governor to the store and the current snapshot.

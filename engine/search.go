@@ -46,6 +46,7 @@ func (e *Engine) search(ctx context.Context, req registry.SearchRequest, rc regi
 	resp, err := e.sys.Search(ctx, job)
 	if err == nil {
 		sc.release() // the final ranking is done; after an error the gather actor may not be
+		e.recordSearch(sc, resp)
 	}
 	return resp, err
 }
@@ -71,6 +72,9 @@ func (e *Engine) SearchStream(ctx context.Context, req registry.SearchRequest, r
 		final := false
 		for u := range in {
 			final = final || u.Final
+			if u.Final {
+				e.recordSearch(sc, u.Response)
+			}
 			out <- Update{Response: u.Response, Final: u.Final}
 		}
 		if final {
@@ -147,7 +151,7 @@ func (e *Engine) prepareVariant(ctx context.Context, req *registry.SearchRequest
 		Text: parsed.Text, Terms: parsed.Terms, IDs: parsed.IDs,
 		Intents: parsed.Intents, Entities: parsed.Entities, Symptoms: parsed.Symptoms,
 		Match: req.Match, Within: req.Within, Browse: parsed.Browse,
-		User: rc.User, Project: rc.Project,
+		User: rc.User, Project: rc.Project, Tenant: rc.Tenant,
 	}
 	if iq.Within == "" && parsed.Browse {
 		iq.Within = parsed.Scope

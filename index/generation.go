@@ -29,6 +29,9 @@ type Options struct {
 	Embedder embed.Embedder
 	// History feeds the history retriever; nil means the history retriever finds nothing.
 	History HistorySource
+	// Feedback also feeds the history retriever: the votes of past successful sessions like
+	// the query; nil means none.
+	Feedback FeedbackSource
 	// Logger receives build diagnostics; nil discards them.
 	Logger *slog.Logger
 	// ColumnSnapshot holds bytes written by (*Generation).ColumnSnapshot of an earlier build.
@@ -54,6 +57,7 @@ type Generation struct {
 	pack    []bool // pack[d]: doc d is a pack
 	emb     embed.Embedder
 	history HistorySource
+	fb      FeedbackSource
 	log     *slog.Logger
 
 	cols   *colView
@@ -83,7 +87,7 @@ func Build(ctx context.Context, snap *registry.Snapshot, opts Options) (*Generat
 		return nil, ErrNilSnapshot
 	}
 	start := time.Now()
-	g := &Generation{snap: snap, n: len(snap.Caps), emb: opts.Embedder, history: opts.History, log: opts.Logger,
+	g := &Generation{snap: snap, n: len(snap.Caps), emb: opts.Embedder, history: opts.History, fb: opts.Feedback, log: opts.Logger,
 		cols: &colView{}, filter: &filterIndex{}}
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)

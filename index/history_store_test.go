@@ -48,14 +48,14 @@ func TestHistoryFromStore(t *testing.T) {
 		}
 	}
 	record("alice", "maintenance.codex.update")
-	check(alice, hit{"maintenance.codex.update", 1})
+	check(alice, hit{"maintenance.codex.update", useStrength(1)})
 	check(bob)
 	record("alice", "myapp.schedule.list")
 	record("alice", "myapp.schedule.list")
-	check(alice, hit{"myapp.schedule.list", 2}, hit{"maintenance.codex.update", 1})
-	check(web, hit{"myapp.schedule.list", 2 * store.ProjectWeight}, hit{"maintenance.codex.update", store.ProjectWeight})
+	check(alice, hit{"myapp.schedule.list", useStrength(2)}, hit{"maintenance.codex.update", useStrength(1)})
+	check(web, hit{"myapp.schedule.list", useStrength(2 * store.ProjectWeight)}, hit{"maintenance.codex.update", useStrength(store.ProjectWeight)})
 	now = now.Add(2 * time.Hour)
-	check(alice, hit{"myapp.schedule.list", 0.5}, hit{"maintenance.codex.update", 0.25})
+	check(alice, hit{"myapp.schedule.list", useStrength(0.5)}, hit{"maintenance.codex.update", useStrength(0.25)})
 	record("bob", "maintenance.codex.update")
-	check(bob, hit{"maintenance.codex.update", 1})
+	check(bob, hit{"maintenance.codex.update", useStrength(1)})
 }

@@ -108,4 +108,7 @@ type Query struct {
 	Browse bool
 	// User and Project select the history of uses.
 	User, Project string
+	// Tenant selects the past sessions the history retriever learns from (FeedbackSource);
+	// empty means none.
+	Tenant string
 }

@@ -476,3 +476,40 @@ func TestAnalyzedTermsAccepted(t *testing.T) {
 		t.Fatalf("explicit terms changed the answer: %v vs %v", ids(g, a), ids(g, b))
 	}
 }
+
+type fakeFeedback map[string][]Vote
+
+func (f fakeFeedback) Votes(tenant, query string) []Vote { return f[tenant] }
+
+// TestHistoryVotes: the tenant's votes join the caller's uses as absolute strengths, only
+// among the allowed documents, and name their sessions, not their queries.
+func TestHistoryVotes(t *testing.T) {
+	fb := fakeFeedback{"acme": {
+		{ID: "myapp.schedule.list", Weight: 0.5, Sessions: 3},
+		{ID: "payments.create_refund", Weight: 0.9, Sessions: 1}, // not allowed for dev
+		{ID: "gone.id", Weight: 0.9, Sessions: 1},
+	}}
+	g := buildFixture(t, Options{History: fakeHistory{"myapp.schedule.list": 1, "maintenance.codex.update": 1}, Feedback: fb})
+	rc := &registry.RuntimeContext{User: "alice", Scopes: []string{"dev"}}
+	hits, err := g.Retrieve(context.Background(), History, &Query{User: "alice", Tenant: "acme", Text: "schedule"}, g.Filter(rc, FilterSpec{}), 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(g, hits); !slices.Equal(got, []string{"myapp.schedule.list", "maintenance.codex.update"}) {
+		t.Fatalf("history hits %v", got)
+	}
+	if want := 1 - (1-0.5)*(1-useStrength(1)); math.Abs(hits[0].Score-want) > 1e-6 || !slices.Equal(hits[0].Matched, []string{"history", "3 past successful sessions"}) {
+		t.Fatalf("voted and used: %+v, want strength %v", hits[0], want)
+	}
+	if math.Abs(hits[1].Score-useStrength(1)) > 1e-6 || !slices.Equal(hits[1].Matched, []string{"history"}) {
+		t.Fatalf("used only: %+v", hits[1])
+	}
+	// votes alone, for a caller without uses; none for another tenant
+	hits = retrieve(t, g, History, &Query{User: "bob", Tenant: "acme"}, 5)
+	if len(hits) == 0 || !slices.Equal(hits[0].Matched, []string{"1 past successful session"}) {
+		t.Fatalf("bob's votes: %+v", hits)
+	}
+	if hits := retrieve(t, g, History, &Query{User: "bob", Tenant: "globex"}, 5); len(hits) != 0 {
+		t.Fatalf("globex got acme's votes: %v", ids(g, hits))
+	}
+}

@@ -26,6 +26,7 @@ func cmdEval(ctx context.Context, env *cliEnv, args []string) error {
 	ablate := fs.Bool("ablate", false, "print the ablation table instead: each retriever alone, the fused ranking without each retriever, without rerank, without diversification, and each fusion method")
 	embedder := registerEmbedder(fs)
 	fusion := fs.String("fusion", "", "fusion method: rrf (weighted RRF, seed weights) or score (default: the engine's)")
+	fbFile, split, noReplay := feedbackFlags(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -51,6 +52,9 @@ func cmdEval(ctx context.Context, env *cliEnv, args []string) error {
 		return evalAblate(ctx, env, &c, eo, *tools, *queries, *cases, *reg)
 	}
 	opts := bench.Options{PerRetriever: !*noPer, Progress: env.stderr}
+	if err := setFeedback(&opts, *fbFile, *split, *noReplay, *cases != ""); err != nil {
+		return err
+	}
 	if *perQuery != "" {
 		f, err := os.Create(*perQuery)
 		if err != nil {
@@ -162,6 +166,7 @@ func printReport(w io.Writer, r *bench.Report) {
 	fmt.Fprintf(tw, "partial rate\t%s\n", f(r.PartialRate))
 	fmt.Fprintf(tw, "avg candidates / returned\t%s / %s\n", f(r.AvgCandidates), f(r.AvgReturned))
 	printCalibration(tw, r.Calibration)
+	printFeedback(tw, r.Feedback, f)
 	names := make([]string, 0, len(r.PerRetriever))
 	for n := range r.PerRetriever {
 		names = append(names, n)

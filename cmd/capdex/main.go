@@ -49,6 +49,7 @@ func init() {
 		{"audit", "verify | tail [-n N]", "verify the audit hash chain, or print its last records", cmdAudit},
 		{"eval", "[flags]", "score search quality on labelled queries or cases", cmdEval},
 		{"calibrate", "--cases FILE", "calibrate resolution thresholds from cases and store them", cmdCalibrate},
+		{"stats", "[--as T:U:S,...] [--json]", "the funnel of the caller's tenant: search → describe → run → success, by capability", cmdStats},
 		{"serve", "[--addr A] [--config F]", "run the HTTP JSON API and MCP daemon", cmdServe},
 		{"mcp", "[--config F]", "serve MCP on stdin/stdout", cmdMCP},
 	}

@@ -29,7 +29,12 @@ type Weights struct {
 }
 
 // DefaultWeights returns the default fusion: K 60, score share 1 (min-max score fusion), and weights exact 2.0,
-// metadata 0.6, lexical 1.2, semantic 0.4, hierarchy 0.8, history 0.4.
+// metadata 0.6, lexical 1.2, semantic 0.4, hierarchy 0.8, history 1.2.
+//
+// History's scores are absolute strengths (see Fuse), so its weight is the most it can
+// give: as much as the best lexical match, never more (docs/feedback.md; the weight and the
+// feedback's least similarity were chosen leave-one-set-out, bench/report/i17b.md). A
+// caller's own past uses give at most a third of it (index.UseShare), the 0.4 they had.
 //
 // The original design started from plain RRF with semantic 1.0 and metadata 1.4. Measured on the
 // public sets of ../shared/eval and on the seed cases, rank-only fusion throws away the
@@ -39,7 +44,7 @@ type Weights struct {
 // it weighs less than half of lexical. Metadata scores structured values the rerank also
 // rewards (intents, entities, symptoms); at 1.4 it counted them twice.
 func DefaultWeights() Weights {
-	return Weights{Exact: 2.0, Metadata: 0.6, Lexical: 1.2, Semantic: 0.4, Hierarchy: 0.8, History: 0.4, K: 60, ScoreShare: 1}
+	return Weights{Exact: 2.0, Metadata: 0.6, Lexical: 1.2, Semantic: 0.4, Hierarchy: 0.8, History: 1.2, K: 60, ScoreShare: 1}
 }
 
 // Of returns the weight of a retriever by name; an unknown retriever weighs 0.
@@ -96,6 +101,9 @@ func retrieverIndex(name string) int {
 	}
 	return x
 }
+
+// historyIndex is History's retrieverIndex.
+const historyIndex = 5
 
 // byIndex returns the weights in retrieverIndex order.
 func (w Weights) byIndex() [numRetrievers]float64 {
@@ -155,6 +163,11 @@ func Fuse(cands []Candidate, w Weights) {
 				}
 				r.seen = true
 			}
+		}
+		// History scores are absolute strengths in 0..1 (index: the history retriever): its
+		// list is scaled against 1, not against its best, so a weak vote stays weak.
+		if h := &ranges[historyIndex]; h.seen {
+			h.top, h.floor = max(h.top, 1), 0
 		}
 	}
 	wts := w.byIndex()

@@ -58,6 +58,10 @@ func fuseReference(cands []Candidate, w Weights) {
 				r.seen = true
 			}
 		}
+		// history's strengths are absolute: its list is scaled against 1
+		if r := ranges[History]; r != nil {
+			r.top, r.floor = max(r.top, 1), 0
+		}
 	}
 	shadowed := func(ev []Source, j int) bool {
 		e := &ev[j]

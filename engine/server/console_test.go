@@ -86,8 +86,9 @@ func TestConsoleWhoami(t *testing.T) {
 	if w.User != "dev-user" || w.Tenant != "default" || w.Admin || !slices.Equal(w.Scopes, []string{"dev"}) || len(w.KeyID) != 12 || w.Generation == 0 {
 		t.Errorf("dev: %+v", w)
 	}
-	// No quarantine source and no upstreams or stats endpoints on this daemon.
-	if w.Features["quarantine"] || w.Features["upstreams"] || w.Features["stats"] || len(w.Features) != 3 {
+	// No quarantine source and no upstreams endpoint on this daemon; the funnel (/v1/stats,
+	// docs/feedback.md) is served.
+	if w.Features["quarantine"] || w.Features["upstreams"] || !w.Features["stats"] || len(w.Features) != 3 {
 		t.Errorf("features %v", w.Features)
 	}
 	ts.call(t, "GET", "/v1/console/whoami", adminKey, nil).json(t, &w)

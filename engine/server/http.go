@@ -46,6 +46,7 @@ func (s *Server) routes() []route {
 		{method: "GET", path: "/v1/capabilities/{id}", h: s.handleGetCapability},
 		{method: "PUT", path: "/v1/capabilities/{id}", admin: true, h: s.handlePutCapability},
 		{method: "DELETE", path: "/v1/capabilities/{id}", admin: true, h: s.handleDeleteCapability},
+		{method: "GET", path: "/v1/stats", h: s.handleStats},
 		{method: "GET", path: "/healthz", public: true, h: s.handleHealthz},
 		{method: "GET", path: "/readyz", public: true, h: s.handleReadyz},
 		{method: "GET", path: "/metrics", public: true, h: s.handleMetrics},

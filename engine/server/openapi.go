@@ -35,6 +35,8 @@ var schemaTypes = map[string]string{
 	"DeleteResult":    "server.DeleteResult",
 	"ErrorBody":       "server.ErrorBody",
 	"ErrorDetail":     "server.ErrorDetail",
+	"Funnel":          "engine.Funnel",
+	"FunnelRow":       "engine.CapabilityFunnel",
 }
 
 // DeleteResult answers an admin DELETE.
@@ -295,6 +297,18 @@ func openAPI() m {
 			"request_id": str("The request's X-Request-ID."),
 		}, "code", "message"),
 		"Status": object("Health and readiness.", false, m{"status": str("ok or ready."), "generation": integer("Registry generation (readyz).")}),
+		"Funnel": object("The caller's tenant's funnel of recorded sessions (docs/feedback.md). Rates are 0 without a denominator.", false, m{
+			"funnel":             arr(ref("FunnelRow"), "Per capability the caller may discover, most shown first."),
+			"search_to_describe": number("Share of searches followed by a describe in their session."),
+			"describe_to_run":    number("Share of (search, capability) describes followed by a run of it."),
+			"run_success":        number("Share of runs after a search that succeeded."),
+			"clarification_rate": number("Share of searches whose answer was not confident."),
+		}, "funnel", "search_to_describe", "describe_to_run", "run_success", "clarification_rate"),
+		"FunnelRow": object("One capability's funnel.", false, m{
+			"resource_id": str("Capability id."), "searched": integer("Searches that showed it."),
+			"described": integer("Searches followed by its describe."), "ran": integer("Searches followed by its run (to an outcome)."),
+			"succeeded": integer("Searches followed by its successful run."),
+		}, "resource_id", "searched", "described", "ran", "succeeded"),
 	}
 
 	authed := []m{{"apiKey": []string{}}, {"bearer": []string{}}}
@@ -348,6 +362,9 @@ func openAPI() m {
 				"responses": merge(m{"200": answer("Deleted.", "DeleteResult")}, errs("400", "401", "403", "404", "409")),
 			}),
 		},
+		"/v1/stats": m{"get": op("The funnel of the caller's tenant: search → describe → run → success, by capability", "stats", m{
+			"responses": merge(m{"200": answer("The funnel.", "Funnel")}, errs("401")),
+		})},
 		"/healthz": m{"get": op("Liveness", "healthz", m{"security": public,
 			"responses": m{"200": answer("Alive.", "Status")}})},
 		"/readyz": m{"get": op("Readiness: engine open and a registry generation loaded", "readyz", m{"security": public,

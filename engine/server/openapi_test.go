@@ -38,6 +38,8 @@ var documentedTypes = map[string]reflect.Type{
 	"registry.Capability":      reflect.TypeFor[registry.Capability](),
 	"registry.ACL":             reflect.TypeFor[registry.ACL](),
 	"registry.Handler":         reflect.TypeFor[registry.Handler](),
+	"engine.Funnel":            reflect.TypeFor[engine.Funnel](),
+	"engine.CapabilityFunnel":  reflect.TypeFor[engine.CapabilityFunnel](),
 	"server.PutResult":         reflect.TypeFor[PutResult](),
 	"server.DeleteResult":      reflect.TypeFor[DeleteResult](),
 	"server.ErrorBody":         reflect.TypeFor[ErrorBody](),

@@ -130,6 +130,7 @@ func Open(ctx context.Context, cfg *Config, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.eng = eng
+	s.m.registerFunnel(eng.FunnelTotals)
 	if err := s.init(ctx); err != nil {
 		s.Close()
 		return nil, err

@@ -50,6 +50,9 @@
 //	blob/<key>                  PutBlob values
 //	cache/<key>                 CachePut values
 //	qlog/<unix nanos><counter>  LogSearch records, Badger TTL SearchLogTTL
+//	fb/<tenant>\x00<session>\x00<unix nanos>
+//	                            JSON FeedbackRecord: one search of a session and what it
+//	                            led to (PutFeedback), Badger TTL FeedbackTTL
 //
 // The active version of an id is its active/<id>/* pointer with the highest generation not
 // above meta/gen. A single change writes the new pointer at meta/gen+1, deletes the pointer it

@@ -19,6 +19,8 @@ const (
 	pfxCache  = "cache/"
 	pfxSecret = "secret/"
 	pfxQLog   = "qlog/"
+	// pfxFeedback holds FeedbackRecord values (PutFeedback).
+	pfxFeedback = "fb/"
 )
 
 // Single meta keys.
