@@ -35,11 +35,10 @@ func Plan(p *Parsed, req *registry.SearchRequest) []index.Kind {
 //     were written (no lexical);
 //   - browse with no pack found: exact + lexical + semantic + metadata + hierarchy (the words
 //     are all there is to go on);
-//   - otherwise: exact (cheap, and an exact name must never be missed), lexical, semantic
-//     and metadata; history only when the request is vague or refers to what the user did
-//     before ("again", "上次"), which only the user's history resolves (skipping semantic
-//     for requests whose parse pins them cost the seed cases a top-1 and resolution
-//     accuracy: see bench/report/i18.md);
+//   - otherwise: exact (cheap, and an exact name must never be missed), lexical, semantic,
+//     metadata and history (skipping semantic for requests whose parse pins them cost the
+//     seed cases a top-1 and resolution accuracy, and skipping history loses what the
+//     caller's recorded sessions say: see bench/report/i18.md);
 //   - a scope (req.Within or p.Scope) adds hierarchy.
 //
 // req may be nil.
@@ -72,9 +71,7 @@ func PlanSteps(p *Parsed, req *registry.SearchRequest) []Step {
 		set("the request's words", index.Lexical)
 		set("intents, entities and symptoms", index.Metadata)
 		set("natural language: meaning over words", index.Semantic)
-		if r := historyReason(p); r != "" {
-			set(r, index.History)
-		}
+		set("the caller's past sessions", index.History)
 	}
 	if p.Scope != "" || req != nil && req.Within != "" {
 		set("a scope", index.Hierarchy)
@@ -86,24 +83,6 @@ func PlanSteps(p *Parsed, req *registry.SearchRequest) []Step {
 		}
 	}
 	return out
-}
-
-// historyCues refer to what the user did before.
-var historyCues = []string{"again", "last time", "as before", "same as", "previous", "usual", "recent",
-	"上次", "上回", "之前用", "以前用", "再来", "再用", "还是那个", "照旧", "常用", "老样子", "最近用"}
-
-// historyReason says why the user's history should be read, "" when it need not.
-func historyReason(p *Parsed) string {
-	if p.Vague {
-		return "vague: the user's history may tell"
-	}
-	low := strings.ToLower(p.Text)
-	for _, c := range historyCues {
-		if strings.Contains(low, c) {
-			return "refers to earlier use"
-		}
-	}
-	return ""
 }
 
 // planFiller are words that say what to do with a named capability, not what it is.
