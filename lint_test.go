@@ -38,9 +38,7 @@ var layers = map[string][]string{
 		"engine/rank", "index", "index/embed", "index/text", "registry", "registry/store"},
 	// The daemon speaks to the engine's public API only: what it needs of the retrievers,
 	// the ranking or the query parser, package engine re-exports.
-	"engine/server": {"engine", "engine/govern", "registry",
-		// still reached into for the retriever-timing wrapper and the fusion weights' defaults
-		"actors", "engine/rank", "index"},
+	"engine/server": {"engine", "engine/govern", "registry"},
 	// Only test files: the console's browser tests (their imports are not counted here).
 	"engine/server/consoletest": {},
 	"bench/cputime":             {},
