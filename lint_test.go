@@ -27,11 +27,13 @@ var layers = map[string][]string{
 	"index/embed/embedtest": {"index/embed"},
 	"actors":                {"index", "registry"},
 	"engine/policy":         {"registry"},
-	"engine/handlers":       {"registry"},
-	"engine/query":          {"index", "index/text", "registry"},
-	"engine/rank":           {"index", "index/text", "registry"},
-	"engine/govern":         {"engine/handlers", "engine/policy", "registry", "registry/store"},
-	"engine/feedback":       {"index", "index/text", "registry/store"},
+	"engine/handlers":       {"engine/handlers/shepherd", "registry"},
+	// The exec shepherd's init runs before main in a re-executed capdex: standard library only.
+	"engine/handlers/shepherd": {},
+	"engine/query":             {"index", "index/text", "registry"},
+	"engine/rank":              {"index", "index/text", "registry"},
+	"engine/govern":            {"engine/handlers", "engine/policy", "registry", "registry/store"},
+	"engine/feedback":          {"index", "index/text", "registry/store"},
 	// The gateway's MCP client side; the engine wires it to the registry and the run pipeline.
 	"engine/upstream": {"engine/handlers", "registry"},
 	// A test MCP server (the gateway's tests and bench/report/i19's transcript).
@@ -40,9 +42,7 @@ var layers = map[string][]string{
 		"engine/rank", "engine/upstream", "index", "index/embed", "index/text", "registry", "registry/store"},
 	// The daemon speaks to the engine's public API only: what it needs of the retrievers,
 	// the ranking or the query parser, package engine re-exports.
-	"engine/server": {"engine", "engine/govern", "registry",
-		// still reached into for the retriever-timing wrapper and the fusion weights' defaults
-		"actors", "engine/rank", "index"},
+	"engine/server": {"engine", "engine/govern", "registry"},
 	// Only test files: the console's browser tests (their imports are not counted here).
 	"engine/server/consoletest": {},
 	"bench/cputime":             {},

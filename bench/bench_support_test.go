@@ -61,7 +61,7 @@ func TestReportKeys(t *testing.T) {
 	want := []string{"cases", "recall@1", "recall@5", "recall@10", "mrr", "ndcg@5", "ndcg@10", "top1",
 		"pack_hit_rate", "forbidden_exposure_rate", "when_not_to_use_violation_rate", "high_risk_top1_rate",
 		"resolution_accuracy", "latency_p50_us", "latency_p95_us", "partial_rate", "avg_candidates",
-		"avg_returned", "per_retriever"}
+		"avg_returned", "per_retriever", "calibration"}
 	if got := slices.Sorted(maps.Keys(m)); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
 		t.Errorf("report keys = %v, want %v", got, want)
 	}

@@ -76,6 +76,7 @@ type Report struct {
 	AvgCandidates             *float64             `json:"avg_candidates"`
 	AvgReturned               *float64             `json:"avg_returned"`
 	PerRetriever              map[string]Retriever `json:"per_retriever"`
+	Calibration               *Calibration         `json:"calibration"`
 	// Feedback is set by runs with Options.Feedback or a split (capdex eval --feedback).
 	Feedback *FeedbackReport `json:"feedback,omitempty"`
 }
@@ -131,6 +132,7 @@ type accum struct {
 	cands, returned                               mean
 	lat                                           []time.Duration
 	per                                           map[string]*[2]mean
+	cal                                           Calibration
 }
 
 func newAccum() *accum { return &accum{per: map[string]*[2]mean{}} }
@@ -144,7 +146,7 @@ func (a *accum) report() *Report {
 		ResolutionAccuracy: a.resolution.value(),
 		LatencyP50US:       percentile(a.lat, 0.50), LatencyP95US: percentile(a.lat, 0.95),
 		PartialRate: a.partial.value(), AvgCandidates: a.cands.value(), AvgReturned: a.returned.value(),
-		PerRetriever: map[string]Retriever{},
+		PerRetriever: map[string]Retriever{}, Calibration: a.cal.finish(),
 	}
 	for name, m := range a.per {
 		r.PerRetriever[name] = Retriever{Recall5: m[0].value(), MRR: m[1].value()}
@@ -299,6 +301,7 @@ func EvalQueries(ctx context.Context, e *engine.Engine, queries []LabelledQuery,
 		}
 		a.ranking(r, q.Relevant)
 		a.meta(resp, took)
+		a.cal.add(resp.Confidence, resp.Resolution, len(r) > 0 && slices.Contains(q.Relevant, r[0]))
 		if class != nil {
 			ca := classes[class(q)]
 			ca.n++
@@ -429,6 +432,7 @@ func EvalCases(ctx context.Context, e *engine.Engine, cases []Case, opts Options
 		for _, m := range resp.Matches {
 			r = append(r, m.ResourceID)
 		}
+		a.cal.add(resp.Confidence, resp.Resolution, len(r) > 0 && slices.Contains(c.ExpectedTopActions, r[0]))
 		if len(c.ExpectedTopActions) > 0 {
 			a.ranking(r, c.ExpectedTopActions)
 			a.pack.addBool(len(r) > 0 && packs.samePack(r[0], c.ExpectedTopActions))
@@ -554,7 +558,7 @@ func CalibrationSamples(ctx context.Context, e *engine.Engine, cases []Case) ([]
 			continue
 		}
 		req := registry.SearchRequest{Query: c.Query, Within: c.Within, SideEffectMax: c.SideEffectMax, Types: c.Types}
-		s, err := e.CalibrationSample(ctx, req, c.RuntimeContext, c.ExpectedResolution)
+		_, s, err := e.CalibrationSample(ctx, req, c.RuntimeContext, c.ExpectedResolution)
 		if err != nil {
 			return nil, fmt.Errorf("case %d (%s): %w", i+1, c.Name, err)
 		}

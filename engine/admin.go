@@ -38,9 +38,51 @@ func (e *Engine) Import(ctx context.Context, caps []*registry.Capability, actor 
 		registry.Seal(sealed[i])
 	}
 	caps = sealed
-	active, _, err := e.store.Active()
+	all, affected, err := e.withChange(caps)
 	if err != nil {
 		return err
+	}
+	if errs := registry.LintAffected(all, affected); len(errs) > 0 {
+		return fmt.Errorf("%w: %w", ErrInvalidRequest, errs)
+	}
+	if err := e.store.PutAll(ctx, caps, actor); err != nil {
+		return err
+	}
+	ids := make([]string, len(caps))
+	for i, c := range caps {
+		ids[i] = c.ID
+	}
+	return e.applyChange(ctx, ids, nil)
+}
+
+// withChange returns the registry caps would make (the active definitions with caps stored
+// over them) and which of its capabilities a lint must check: all of them when the engine's
+// generation is not the store's, else only caps and their children (registry.LintAffected:
+// the full lint's errors when the registry they join lints clean, as every registry the
+// engine stored does; a registry seeded through Options.Seed is not linted, and its own
+// problems no longer block a change elsewhere in it).
+func (e *Engine) withChange(caps []*registry.Capability) ([]*registry.Capability, func(*registry.Capability) bool, error) {
+	if cur := e.state.Load(); cur != nil && cur.gen.Snapshot().Generation == e.store.Generation() {
+		snap := cur.gen.Snapshot()
+		all := slices.Clone(snap.Caps)
+		touched := make(map[string]bool, len(caps))
+		added := map[string]int{} // position in all of a new id (a repeated id: the last one, as store.PutAll refuses it)
+		for _, c := range caps {
+			touched[c.ID] = true
+			if d, ok := snap.DocID(c.ID); ok {
+				all[d] = c
+			} else if i, ok := added[c.ID]; ok {
+				all[i] = c
+			} else {
+				added[c.ID] = len(all)
+				all = append(all, c)
+			}
+		}
+		return all, func(c *registry.Capability) bool { return touched[c.ID] || touched[registry.Parent(c.ID)] }, nil
+	}
+	active, _, err := e.store.Active()
+	if err != nil {
+		return nil, nil, err
 	}
 	merged := make(map[string]*registry.Capability, len(active)+len(caps))
 	for _, c := range active {
@@ -53,13 +95,7 @@ func (e *Engine) Import(ctx context.Context, caps []*registry.Capability, actor 
 	for _, c := range merged {
 		all = append(all, c)
 	}
-	if errs := registry.Lint(all); len(errs) > 0 {
-		return fmt.Errorf("%w: %w", ErrInvalidRequest, errs)
-	}
-	if err := e.store.PutAll(ctx, caps, actor); err != nil {
-		return err
-	}
-	return e.Reload(ctx)
+	return all, func(*registry.Capability) bool { return true }, nil
 }
 
 // Put stores one definition (a new capability or a new version) after linting it against
@@ -83,7 +119,7 @@ func (e *Engine) Delete(ctx context.Context, id, actor string) error {
 	if err := e.store.Delete(ctx, id, actor); err != nil {
 		return err
 	}
-	return e.Reload(ctx)
+	return e.applyChange(ctx, nil, []string{id})
 }
 
 // DeleteTree removes a capability and everything under it (audited, one record each), all
@@ -118,7 +154,7 @@ func (e *Engine) SetStatus(ctx context.Context, id string, st registry.Status, a
 	if err := e.store.SetStatus(ctx, id, st, actor); err != nil {
 		return err
 	}
-	return e.Reload(ctx)
+	return e.applyChange(ctx, []string{id}, nil)
 }
 
 // VerifyAudit checks the whole audit hash chain and returns how many records it holds. A

@@ -98,7 +98,9 @@ type Description struct {
 	Availability         registry.Availability  `json:"availability,omitempty"`
 	AvailabilityReasons  []string               `json:"availability_reasons,omitempty"`
 	Status               registry.Status        `json:"status,omitempty"`
-	Owner                string                 `json:"owner,omitempty"`
+	// Warnings: what to know before using it ("deprecated: ...").
+	Warnings []string `json:"warnings,omitempty"`
+	Owner    string   `json:"owner,omitempty"`
 	// Steps of a recipe; a recipe is read, never run.
 	Steps []registry.RecipeStep `json:"steps,omitempty"`
 	// Guidance and Children of a pack.
@@ -139,6 +141,7 @@ func (e *Engine) Describe(ctx context.Context, id string, rc registry.RuntimeCon
 		SchemaDigest: registry.Digest(c), Examples: c.Examples, Produces: c.Produces,
 		NetworkPolicy: c.NetworkPolicy, Availability: av, AvailabilityReasons: reasons,
 		Status: c.Status, Owner: c.Owner, Steps: policy.RedactSteps(c.Steps, get, &rc), Guidance: policy.RedactText(c.Guidance, get, &rc),
+		Warnings: registry.DeprecatedWarning(c, ""),
 	}
 	if c.Timeout > 0 {
 		d.Timeout = time.Duration(c.Timeout).String()

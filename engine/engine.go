@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"reflect"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -72,17 +73,27 @@ type Options struct {
 	// (per-retriever latency metrics) and for tests that make a retriever slow or panic. It is
 	// called once per search and the function it returns concurrently for each retriever.
 	WrapRetriever func(next actors.RetrieveFunc) actors.RetrieveFunc
+	// RetrieverTimes, when set, is called once per retriever that ran for a search, when
+	// its final ranking is made, with the retriever's name and how long it ran
+	// (actors.Evidence.Took): per-retriever metrics without a wrapper, so the searches
+	// still run on their caller (a wrapper turns that off). A retriever that answers after
+	// the search was ranked is not reported. It is called concurrently by searches.
+	RetrieverTimes func(retriever string, took time.Duration)
 	// Logger receives the engine's, Badger's and protoactor's messages. Nil discards them.
 	Logger *slog.Logger
 	// NoSync turns off fsync of store commits (tests and throwaway stores only).
 	NoSync bool
-	// Feedback tunes learning from use (sessions' searches, describes and runs; see
-	// docs/feedback.md). Nil takes the defaults.
-	Feedback *FeedbackOptions
 	// Upstreams are MCP servers whose tools become actions under their packs (the
 	// gateway, see docs/gateway.md): connected at Open, kept, re-listed, and quarantined
 	// when they change.
 	Upstreams []UpstreamConfig
+	// AuditKeyFile names the file holding the audit key (store.ReadAuditKey: at least 32
+	// bytes, owner-only, outside Dir). With it every audit record is sealed with an HMAC
+	// and VerifyAudit checks them; see docs/audit.md.
+	AuditKeyFile string
+	// Feedback tunes learning from use (sessions' searches, describes and runs; see
+	// docs/feedback.md). Nil takes the defaults.
+	Feedback *FeedbackOptions
 }
 
 // Engine is a capability registry with search, describe and run. All methods are safe for
@@ -127,10 +138,12 @@ type Engine struct {
 	// gw is the upstream gateway (nil without Options.Upstreams).
 	gw *gateway
 	// health is the health of upstream packs and everything under them, by pack id, laid
-	// over the stored definitions at each Reload; healthVer counts its changes.
-	healthMu  sync.Mutex
-	health    map[string]registry.Health
-	healthVer atomic.Uint64
+	// over the stored definitions at each Reload; healthVer counts its changes and
+	// builtHealthVer (under reloadMu) is the count the generation searched was built with.
+	healthMu       sync.Mutex
+	health         map[string]registry.Health
+	healthVer      atomic.Uint64
+	builtHealthVer uint64
 }
 
 // state is one searchable generation: the index and what the query side derives from it.
@@ -143,8 +156,6 @@ type state struct {
 	// packs maps a pack's docID to the docIDs [lo, hi) of its descendants (the snapshot is
 	// sorted by id, so they are contiguous)
 	packs map[uint32][2]uint32
-	// healthVer is the Engine.healthVer the generation was built with
-	healthVer uint64
 }
 
 // packRanges returns the descendants' range of every pack of g.
@@ -166,7 +177,15 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	st, err := store.Open(store.Options{Dir: opts.Dir, InMemory: opts.Dir == "", Logger: log, NoSync: opts.NoSync})
+	var auditKey []byte
+	if opts.AuditKeyFile != "" {
+		k, err := store.ReadAuditKey(opts.AuditKeyFile, opts.Dir)
+		if err != nil {
+			return nil, fmt.Errorf("engine: %w", err)
+		}
+		auditKey = k
+	}
+	st, err := store.Open(store.Options{Dir: opts.Dir, InMemory: opts.Dir == "", Logger: log, NoSync: opts.NoSync, AuditKey: auditKey})
 	if err != nil {
 		return nil, err
 	}
@@ -314,12 +333,17 @@ func (e *Engine) seed() ([]*registry.Capability, error) {
 func (e *Engine) Reload(ctx context.Context) error {
 	e.reloadMu.Lock()
 	defer e.reloadMu.Unlock()
+	return e.reloadLocked(ctx)
+}
+
+// reloadLocked is Reload with reloadMu held.
+func (e *Engine) reloadLocked(ctx context.Context) error {
 	caps, gen, err := e.store.Active()
 	if err != nil {
 		return err
 	}
 	hv := e.healthVer.Load()
-	if cur := e.state.Load(); cur != nil && cur.gen.Snapshot().Generation == gen && cur.healthVer == hv {
+	if cur := e.state.Load(); cur != nil && cur.gen.Snapshot().Generation == gen && e.builtHealthVer == hv {
 		return nil
 	}
 	caps, overlaid := e.overlayHealth(caps)
@@ -327,17 +351,44 @@ func (e *Engine) Reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	colKey := fmt.Sprintf("columns/%d", gen)
-	var colSnap []byte
-	switch b, err := e.store.GetBlob(colKey); {
-	case overlaid: // the stored columns are those of the stored health
-	case err == nil:
-		colSnap = b
-	case !errors.Is(err, store.ErrNotFound):
+	// the stored columns are those of the stored health: not used, not kept, when overlaid
+	if err := e.build(ctx, snap, !overlaid); err != nil {
 		return err
 	}
+	e.builtHealthVer = hv
+	e.log.Info("registry generation loaded", "generation", gen, "capabilities", len(caps))
+	return nil
+}
+
+// build indexes snap in full and swaps it in; restore uses (and, absent, keeps) the column
+// snapshot stored for its generation.
+func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore bool) error {
+	gen := snap.Generation
+	colKey := fmt.Sprintf("columns/%d", gen)
+	var colSnap []byte
+	if restore {
+		switch b, err := e.store.GetBlob(colKey); {
+		case err == nil:
+			colSnap = b
+		case !errors.Is(err, store.ErrNotFound):
+			return err
+		}
+	}
+	// The query side and the ranking's facts read only the snapshot: they are built while
+	// the index is.
+	var (
+		wg    sync.WaitGroup
+		lex   *query.Lexicon
+		terms *rank.TermCache
+		facts *rankFacts
+	)
+	wg.Go(func() {
+		lex = query.NewLexicon(snap)
+		facts = newRankFacts(snap.Caps)
+	})
+	wg.Go(func() { terms = rank.NewTermCache(snap.Caps, query.FieldTerms) })
 	if p := e.progress; p != nil {
-		p.watch.Store(&buildProgress{total: len(caps), fn: e.opts.EmbedProgress})
+		p.watch.Store(&buildProgress{total: len(snap.Caps), fn: e.opts.EmbedProgress})
 		defer p.watch.Store(nil)
 	}
 	g, err := index.Build(ctx, snap, index.Options{
@@ -347,10 +398,11 @@ func (e *Engine) Reload(ctx context.Context) error {
 		Logger:         e.log,
 		ColumnSnapshot: colSnap,
 	})
+	wg.Wait()
 	if err != nil {
 		return err
 	}
-	if colSnap == nil && !overlaid {
+	if restore && colSnap == nil {
 		var b bytes.Buffer
 		if err := g.ColumnSnapshot(&b); err == nil {
 			if err := e.store.PutBlob(colKey, b.Bytes()); err != nil {
@@ -358,17 +410,90 @@ func (e *Engine) Reload(ctx context.Context) error {
 			}
 		}
 	}
-	e.state.Store(&state{
-		gen:   g,
-		lex:   query.NewLexicon(snap),
-		terms: rank.NewTermCache(snap.Caps, query.FieldTerms),
-		facts: newRankFacts(snap.Caps),
-		packs: packRanges(g),
-
-		healthVer: hv,
-	})
-	e.log.Info("registry generation loaded", "generation", gen, "capabilities", len(caps))
+	e.state.Store(&state{gen: g, lex: lex, terms: terms, facts: facts, packs: packRanges(g)})
 	return nil
+}
+
+// applyChange swaps in the generation after a registry change the engine just stored: the
+// definitions of put (stored or given a new status) and the deleted ids. It reads only those
+// definitions back, derives the next snapshot from the current one (registry.Snapshot.Apply)
+// and, when the change touches only availability (status, health, enabled), shares every
+// text index and the query side with the current generation and rebuilds only the
+// availability parts (index.Generation.WithAvailability, the ranking's availability table).
+// Anything else it cannot follow (the store moved on by more than this change) is a full
+// Reload.
+func (e *Engine) applyChange(ctx context.Context, put, deleted []string) error {
+	e.reloadMu.Lock()
+	defer e.reloadMu.Unlock()
+	if e.healthOverlaid() { // the upstreams' health is laid over in full rebuilds only
+		return e.reloadLocked(ctx)
+	}
+	cur := e.state.Load()
+	gen := e.store.Generation()
+	if cur == nil {
+		return e.reloadLocked(ctx)
+	}
+	old := cur.gen.Snapshot()
+	switch {
+	case gen == old.Generation:
+		return nil // nothing was stored (identical definitions)
+	case gen != old.Generation+1:
+		return e.reloadLocked(ctx)
+	}
+	caps := make([]*registry.Capability, 0, len(put))
+	avail := len(deleted) == 0
+	for _, id := range put {
+		c, err := e.store.Get(id, 0)
+		if err != nil {
+			return err
+		}
+		caps = append(caps, c)
+		if prev, ok := old.Get(id); !ok || !availabilityOnly(prev, c) {
+			avail = false
+		}
+	}
+	snap, err := old.Apply(gen, caps, deleted)
+	if err != nil {
+		return err
+	}
+	if avail {
+		g, err := cur.gen.WithAvailability(snap)
+		var terms *rank.TermCache
+		if err == nil {
+			terms, err = cur.terms.WithCaps(snap.Caps)
+		}
+		if err == nil {
+			e.state.Store(&state{gen: g, lex: cur.lex, terms: terms, facts: newRankFacts(snap.Caps), packs: cur.packs})
+			e.log.Debug("registry generation loaded (availability only)", "generation", gen, "changed", len(put))
+			return nil
+		}
+		e.log.Warn("availability change rebuilt in full", "err", err)
+	}
+	if err := e.build(ctx, snap, false); err != nil {
+		return err
+	}
+	e.log.Debug("registry generation loaded", "generation", gen, "changed", len(put), "deleted", len(deleted))
+	return nil
+}
+
+// availabilityOnly reports whether b differs from a only in fields that decide availability
+// and that no text index, lexicon or term cache reads: status, health, enabled, version and
+// provenance.
+func availabilityOnly(a, b *registry.Capability) bool {
+	x, y := *a, *b
+	for _, c := range []*registry.Capability{&x, &y} {
+		c.Status, c.Health, c.Enabled, c.Version, c.Provenance, c.Eff = "", registry.Health{}, nil, 0, registry.Provenance{}, registry.Effective{}
+	}
+	return reflect.DeepEqual(&x, &y)
+}
+
+// RetrieverNames returns the names of the retrievers a search may plan, in retriever order.
+func RetrieverNames() []string {
+	out := make([]string, 0, index.NumKinds)
+	for k := index.Kind(0); k < index.NumKinds; k++ {
+		out = append(out, k.String())
+	}
+	return out
 }
 
 // Generation returns the registry generation being searched.
@@ -393,9 +518,33 @@ func (e *Engine) Close() error {
 		for _, f := range e.cleanup {
 			f()
 		}
+		e.keepColumns()
 		err = e.store.Close()
 	})
 	return err
+}
+
+// keepColumns stores the column snapshot of the generation being searched, unless the store
+// holds it already, so that the next Open restores the column view instead of building it.
+// A registry change does not write it (that would cost every change a snapshot of the whole
+// view); Close does, once.
+func (e *Engine) keepColumns() {
+	st := e.state.Load()
+	if st == nil || e.opts.Dir == "" || e.healthOverlaid() {
+		return
+	}
+	key := fmt.Sprintf("columns/%d", st.gen.Snapshot().Generation)
+	if _, err := e.store.GetBlob(key); !errors.Is(err, store.ErrNotFound) {
+		return
+	}
+	var b bytes.Buffer
+	if err := st.gen.ColumnSnapshot(&b); err != nil {
+		e.log.Warn("taking the column snapshot failed", "err", err)
+		return
+	}
+	if err := e.store.PutBlob(key, b.Bytes()); err != nil {
+		e.log.Warn("keeping the column snapshot failed", "err", err)
+	}
 }
 
 const (
@@ -407,6 +556,13 @@ const (
 func (e *Engine) seededEmpty() bool {
 	_, err := e.store.GetBlob(seededBlob)
 	return err == nil
+}
+
+// healthOverlaid reports whether upstream health is laid over the stored definitions.
+func (e *Engine) healthOverlaid() bool {
+	e.healthMu.Lock()
+	defer e.healthMu.Unlock()
+	return len(e.health) > 0
 }
 
 // vectorCache keeps embedder vectors in the store's cache keyspace.

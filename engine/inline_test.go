@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -93,5 +94,40 @@ func TestSearchAlone(t *testing.T) {
 	}
 	if n := e.busy.Load(); n != 0 {
 		t.Errorf("%d searches counted after they ended", n)
+	}
+}
+
+// TestRetrieverTimesKeepInline checks that the timing hook reports every retriever that
+// ran for a search, with its time, and leaves the searches free to run on their caller
+// (a wrapper would not).
+func TestRetrieverTimesKeepInline(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]time.Duration{}
+	e, err := Open(context.Background(), Options{NoSync: true, RetrieverTimes: func(r string, took time.Duration) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen[r] += took
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if e.inline == 0 {
+		t.Fatal("an engine with RetrieverTimes runs no retriever on its caller")
+	}
+	resp, err := e.Search(context.Background(), registry.SearchRequest{Query: "refund a payment"},
+		registry.RuntimeContext{Tenant: "default", User: "u", Scopes: []string{"*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, r := range resp.SearchMeta.CompletedRetrievers {
+		if seen[r] <= 0 {
+			t.Errorf("retriever %s completed but its time was not reported (reported: %v)", r, seen)
+		}
+	}
+	if len(seen) != len(resp.SearchMeta.CompletedRetrievers) {
+		t.Errorf("reported %v, completed %v", seen, resp.SearchMeta.CompletedRetrievers)
 	}
 }

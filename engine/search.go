@@ -131,10 +131,17 @@ func (e *Engine) prepareVariant(ctx context.Context, req *registry.SearchRequest
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
 	}
-	allow := st.gen.Filter(rc, index.FilterSpec{Within: req.Within, Types: req.Types, SideEffectMax: req.SideEffectMax})
-	kinds := query.Plan(parsed, req)
-	plan := make([]actors.Step, 0, len(kinds))
-	for _, k := range kinds {
+	fs := index.FilterSpec{Within: req.Within, Types: req.Types, SideEffectMax: req.SideEffectMax}
+	if fs.Within == "" && parsed.Browse && parsed.Scope != "" {
+		// A browse of one pack ("Codex 维护相关能力有哪些？") lists that pack's subtree, not
+		// its neighbours.
+		fs.Within = parsed.Scope
+	}
+	allow := st.gen.Filter(rc, fs)
+	steps := query.PlanSteps(parsed, req)
+	plan := make([]actors.Step, 0, len(steps))
+	for _, s := range steps {
+		k := s.Kind
 		if v.skips(k) {
 			continue
 		}
@@ -157,7 +164,7 @@ func (e *Engine) prepareVariant(ctx context.Context, req *registry.SearchRequest
 			iq.Terms = []string{} // the text has no terms: do not analyse it again
 		}
 	}
-	sc := &searchCtx{e: e, st: st, req: req, rc: rc, parsed: parsed, allow: allow, start: start, variant: v}
+	sc := &searchCtx{e: e, st: st, req: req, rc: rc, parsed: parsed, allow: allow, start: start, variant: v, plan: steps}
 	sc.signals = e.signals(st, parsed, req)
 	retrieve := actors.RetrieveFunc(st.gen.Retrieve)
 	if e.opts.WrapRetriever != nil {
@@ -268,6 +275,8 @@ type searchCtx struct {
 	variant *Variant
 	// expected, when set, makes the final ranking record a calibration sample.
 	expected registry.Resolution
+	plan     []query.Step // the planner's retrievers and reasons
+	sampling bool
 	sample   rank.Sample
 	// visible holds what the caller may see whatever the request's filters (computed on the
 	// first pack candidate); packs caches which packs have a visible descendant.
@@ -310,6 +319,13 @@ type packSeen struct {
 // rank turns the evidence gathered so far into a response.
 func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 	e, gen := sc.e, sc.st.gen
+	if g.Final && e.opts.RetrieverTimes != nil {
+		for i := range g.Evidence {
+			if ev := &g.Evidence[i]; ev.Took > 0 {
+				e.opts.RetrieverTimes(ev.Kind.String(), ev.Took)
+			}
+		}
+	}
 	hits := 0
 	for i := range g.Evidence {
 		if g.Evidence[i].Outcome == actors.OK {
@@ -345,7 +361,12 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 		for _, h := range ev.Hits {
 			slot, j := b.pos.find(h.Doc)
 			if j < 0 {
-				if sc.st.facts.pack(h.Doc) && sc.emptyPack(h.Doc) {
+				if !sc.allow.Contains(h.Doc) {
+					// The final gate (seed 000 §14.2: judge again, never trust that the
+					// retrievers filtered): a hit outside what the caller may discover under
+					// this request's tenant, status and within never becomes a candidate.
+					j = skipped
+				} else if sc.st.facts.pack(h.Doc) && sc.emptyPack(h.Doc) {
 					j = skipped // everything in it is hidden from the caller: not an answer
 				} else {
 					j = int32(len(b.cands))
@@ -421,11 +442,24 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 	sig := sc.signals
 	sig.PolicyHidden = sc.policyHidden()
 	res, reason, missing := rank.Resolve(cands, sig, th)
-	if sc.expected != "" && g.Final {
+	conf := rank.Confidence(cands, sig, th)
+	if sc.sampling && g.Final {
 		sc.sample = rank.SampleOf(cands, sig, sc.expected)
 	}
 	do := e.diversify
-	do.Ambiguous = res == registry.Ambiguous
+	// The list spreads over packs and intents when the thresholds find a near tie or the
+	// request is ambiguous by its form (a browse, a pack, a vague goal): the calibrated
+	// confidence says whether to act on the top, not how to lay out the alternatives.
+	spread := res
+	if th.Model != nil {
+		plain := th
+		plain.Model = nil
+		spread, _, _ = rank.Resolve(cands, sig, plain)
+	}
+	do.Ambiguous = spread == registry.Ambiguous || res == registry.Ambiguous && (sig.Browse || sig.Vague)
+	if sig.Browse && sc.parsed.Scope != "" {
+		do.Ambiguous = false // a browse of one pack lists its children: nothing to fold or spread
+	}
 	do.ExplicitWrite = sc.signals.ExplicitWrite
 	do.NoBreakdown = noBreakdown
 	var top []rank.Candidate
@@ -435,20 +469,41 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 	} else {
 		top = rank.Diversify(cands, sc.req.Limit, do)
 	}
+	if res == registry.Ambiguous && !sig.Browse && len(top) > 0 && top[0].Cap.ResourceType == registry.TypePack {
+		// An ambiguous goal answered by a pack of packs ("帮我处理一下开发环境" → maintenance)
+		// is a choice among its sub-packs (seed 000 §19): answer those.
+		if kids := sc.subPacks(top[0].Doc, cands); len(kids) >= 2 {
+			if len(kids) > sc.req.Limit {
+				kids = kids[:sc.req.Limit]
+			}
+			names := make([]string, len(kids))
+			for i := range kids {
+				names[i] = registry.Leaf(kids[i].Cap.ID)
+			}
+			top, missing = kids, []string{rank.PackQuestion(sig.Lang, top[0].Cap.ID, names)}
+		}
+	}
 
 	resp := &registry.SearchResponse{
 		Query: sc.req.Query, Scope: scopeOf(sc.req), Resolution: res, Reason: reason,
+		Confidence: round4(conf), Decision: registry.Decide(res, reason),
 		MissingInformation: missing, Matches: make([]registry.Match, 0, len(top)),
 	}
 	for i := range top {
 		resp.Matches = append(resp.Matches, sc.match(i+1, &top[i]))
 	}
+	resp.Fallback = registry.Fallbacks(resp)
 	m := &resp.SearchMeta
 	if len(g.Planned) > 0 {
 		m.PlannedRetrievers = make([]string, 0, len(g.Planned))
 	}
 	for _, s := range g.Planned {
 		m.PlannedRetrievers = append(m.PlannedRetrievers, s.Kind.String())
+		for _, p := range sc.plan {
+			if p.Kind == s.Kind {
+				m.PlanReasons = append(m.PlanReasons, registry.PlanReason{Retriever: p.Kind.String(), Reason: p.Reason})
+			}
+		}
 	}
 	m.CompletedRetrievers, m.TimedOutRetrievers = make([]string, 0, len(g.Evidence)), []string{}
 	for _, ev := range g.Evidence {
@@ -509,6 +564,43 @@ func (sc *searchCtx) emptyPack(d uint32) bool {
 	return empty
 }
 
+// subPacks returns the child packs of pack d that the caller may see and that hold
+// something visible, as candidates: those ranked in cands first, in rank order, then the
+// others in id order.
+func (sc *searchCtx) subPacks(d uint32, cands []rank.Candidate) []rank.Candidate {
+	gen := sc.st.gen
+	id := gen.Doc(d).ID
+	r, ok := sc.st.packs[d]
+	if !ok {
+		return nil
+	}
+	var out []rank.Candidate
+	for k := r[0]; k < r[1]; k++ {
+		c := gen.Doc(k)
+		if c.ResourceType != registry.TypePack || registry.Parent(c.ID) != id || !sc.allow.Contains(k) || sc.emptyPack(k) {
+			continue
+		}
+		kid := rank.Candidate{Doc: k, Cap: c, Availability: sc.bufs.avail.Availability(k)}
+		for i := range cands {
+			if cands[i].Doc == k {
+				kid = cands[i]
+				break
+			}
+		}
+		out = append(out, kid)
+	}
+	slices.SortStableFunc(out, func(a, b rank.Candidate) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
 // listFloor is the raw score under which ev's retriever returned nothing (rank.Source.Floor):
 // the last score when the list reached the step's limit (the retriever cut it there), else 0
 // (it returned every match).
@@ -552,6 +644,7 @@ func (sc *searchCtx) match(n int, c *rank.Candidate) registry.Match {
 		Availability:         c.Availability,
 		Score:                round4(c.Score),
 		NextStep:             registry.NextStep{Tool: "capability_describe", Arguments: map[string]string{"resource_id": cp.ID}},
+		Warnings:             registry.DeprecatedWarning(cp, sc.signals.Lang),
 	}
 	if m.Availability == "" {
 		m.Availability = registry.Available
@@ -606,21 +699,23 @@ func (e *Engine) Probe(ctx context.Context, retriever string, req registry.Searc
 	return out, nil
 }
 
-// CalibrationSample runs a search and returns the sample its final ranking gives
-// rank.Calibrate, labelled with the resolution the case expects.
-func (e *Engine) CalibrationSample(ctx context.Context, req registry.SearchRequest, rc registry.RuntimeContext, expected registry.Resolution) (rank.Sample, error) {
+// CalibrationSample runs a search and returns its response with the sample its final
+// ranking gives rank.Calibrate (labelled with the resolution the case expects) and whose
+// Features rank.Fit learns from.
+func (e *Engine) CalibrationSample(ctx context.Context, req registry.SearchRequest, rc registry.RuntimeContext, expected registry.Resolution) (*registry.SearchResponse, rank.Sample, error) {
 	e.busy.Add(1)
 	defer e.busy.Add(-1)
 	job, sc, err := e.prepare(ctx, &req, &rc, false)
 	if err != nil {
-		return rank.Sample{}, err
+		return nil, rank.Sample{}, err
 	}
-	sc.expected = expected
-	if _, err := e.sys.Search(ctx, job); err != nil {
-		return rank.Sample{}, err
+	sc.expected, sc.sampling = expected, true
+	resp, err := e.sys.Search(ctx, job)
+	if err != nil {
+		return nil, rank.Sample{}, err
 	}
 	sc.release()
-	return sc.sample, nil
+	return resp, sc.sample, nil
 }
 
 // skipped marks a document in a docTable that is not a candidate (an empty pack).

@@ -3,6 +3,7 @@ package registry
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -103,5 +104,34 @@ func TestLintToolNameCollision(t *testing.T) {
 	}
 	if errs := Lint([]*Capability{p, mk(a), mk(b)}); errs != nil {
 		t.Fatalf("Lint with the full hash = %v", errs)
+	}
+}
+
+// TestLintAffectedToolNameCollision: the incremental lint reports a tool-name collision
+// between a changed capability and an unchanged one whichever comes first, on the later
+// one, as the full lint does.
+func TestLintAffectedToolNameCollision(t *testing.T) {
+	narrow := func(id string) string { return toolName(id, 4) }
+	long := strings.Repeat("p", 70)
+	seen := map[string]string{}
+	var a, b string
+	for i := 0; a == ""; i++ {
+		id := fmt.Sprintf("shop.%s%d", long, i)
+		if prev, ok := seen[narrow(id)]; ok {
+			a, b = prev, id
+		}
+		seen[narrow(id)] = id
+	}
+	p, _, _ := validRegistry(t)
+	mk := func(id string) *Capability {
+		return &Capability{ID: id, Version: 1, ResourceType: TypePack, Title: "T", Owner: "o", Status: StatusActive}
+	}
+	caps := []*Capability{p, mk(a), mk(b)}
+	want := lint(caps, narrow)
+	for _, changed := range []string{a, b} {
+		got := lintWith(caps, narrow, func(c *Capability) bool { return c.ID == changed })
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s changed: incremental lint %v, full lint %v", changed, got, want)
+		}
 	}
 }

@@ -91,7 +91,11 @@ func sortErrors(es LintErrors) {
 //   - every JSON Schema compiles (github.com/santhosh-tekuri/jsonschema/v6, draft 2020-12
 //     unless $schema says otherwise, no references outside the schema) and every example's
 //     arguments match the arguments schema;
-//   - a schema_digest, when present, matches Digest.
+//   - a schema_digest, when present, matches Digest;
+//   - no field exceeds its size bound (see limits.go: 512 bytes for a title, 16 KiB for a
+//     summary, 256 entries per list, 256 KiB per schema, ...);
+//   - a child only narrows its packs: its tenants and the entries of its discover, describe
+//     and execute gates must be granted by the nearest ancestor that sets them.
 //
 // Lint does not modify caps. Errors of capabilities read by the loader carry file and line.
 func Lint(caps []*Capability) LintErrors {
@@ -100,27 +104,7 @@ func Lint(caps []*Capability) LintErrors {
 
 // lint is Lint with the tool-name function as a parameter (a test narrows its hash).
 func lint(caps []*Capability, toolName func(string) string) LintErrors {
-	l := &linter{byID: make(map[string]*Capability, len(caps)), first: make(map[string]int, len(caps)), toolName: toolName}
-	for i, c := range caps {
-		if c == nil {
-			continue
-		}
-		if _, dup := l.byID[c.ID]; !dup && c.ID != "" {
-			l.byID[c.ID], l.first[c.ID] = c, i
-		}
-	}
-	for i, c := range caps {
-		if c != nil {
-			l.capability(c, i)
-		}
-	}
-	l.toolNames(caps)
-	l.checkParallel()
-	if len(l.errs) == 0 {
-		return nil
-	}
-	sortErrors(l.errs)
-	return l.errs
+	return lintWith(caps, toolName, func(*Capability) bool { return true })
 }
 
 type linter struct {
@@ -168,6 +152,7 @@ func (l *linter) capability(c *Capability, index int) {
 	}
 	l.required(c, "title", c.Title)
 	l.required(c, "owner", c.Owner)
+	l.sizes(c)
 	l.text(c)
 	switch c.Status {
 	case StatusActive, StatusDeprecated, StatusOffline:
@@ -266,6 +251,8 @@ func (l *linter) id(c *Capability, index int) {
 	case p.ResourceType == TypeAction || p.ResourceType == TypeRecipe:
 		// (A parent with a missing or invalid resource_type is reported on its own.)
 		l.add(c, "id", "parent %q is %s, not a pack", parent, withArticle(string(p.ResourceType)))
+	default:
+		l.narrowing(c)
 	}
 }
 
@@ -379,4 +366,42 @@ func withArticle(noun string) string {
 		return "an " + noun
 	}
 	return "a " + noun
+}
+
+// LintAffected is Lint restricted to the capabilities of caps for which affected is true:
+// it returns exactly the errors Lint(caps) reports for them, in the same order. The rules
+// of one capability read only the capability itself, its parent, the other definitions of
+// its id and the capabilities with the same leaf tool name, so after a change to a registry
+// that linted clean, every error of Lint(caps) belongs to a changed capability, a child of a
+// changed or deleted one, a duplicate of a changed id, or a capability whose tool name
+// collides with a changed one's: checking those alone (an incremental lint) gives the full
+// lint's errors. The tool names of all capabilities are computed; only the collisions that
+// involve an affected capability are reported.
+func LintAffected(caps []*Capability, affected func(*Capability) bool) LintErrors {
+	return lintWith(caps, ToolName, affected)
+}
+
+// lintWith checks the capabilities of caps for which affected is true (see LintAffected).
+func lintWith(caps []*Capability, toolName func(string) string, affected func(*Capability) bool) LintErrors {
+	l := &linter{byID: make(map[string]*Capability, len(caps)), first: make(map[string]int, len(caps)), toolName: toolName}
+	for i, c := range caps {
+		if c == nil {
+			continue
+		}
+		if _, dup := l.byID[c.ID]; !dup && c.ID != "" {
+			l.byID[c.ID], l.first[c.ID] = c, i
+		}
+	}
+	for i, c := range caps {
+		if c != nil && affected(c) {
+			l.capability(c, i)
+		}
+	}
+	l.toolNames(caps, affected)
+	l.checkParallel()
+	if len(l.errs) == 0 {
+		return nil
+	}
+	sortErrors(l.errs)
+	return l.errs
 }

@@ -38,27 +38,64 @@ const (
 // idKeys are the keys a definition may name its id with; exactly one is allowed.
 var idKeys = []string{"id", "action_id", "pack_id", "recipe_id"}
 
-// LoadDir loads every definition under dir (see LoadFS); errors name files by their path
-// joined to dir.
-func LoadDir(dir string) ([]*Capability, error) {
-	return loadFS(os.DirFS(dir), ".", func(p string) string { return filepath.Join(dir, filepath.FromSlash(p)) })
+// DefaultMaxFileBytes is the default bound of one definition file (LoadOptions).
+const DefaultMaxFileBytes = 4 << 20
+
+// LoadOptions tune LoadDirWith and LoadFSWith.
+type LoadOptions struct {
+	// MaxFileBytes bounds one definition file; a larger file is refused with a LintError
+	// naming it (default DefaultMaxFileBytes).
+	MaxFileBytes int64
 }
 
-// LoadFS loads every definition under root in fsys: each *.yaml, *.yml or *.json file
+func (o LoadOptions) maxFile() int64 {
+	if o.MaxFileBytes <= 0 {
+		return DefaultMaxFileBytes
+	}
+	return o.MaxFileBytes
+}
+
+// LoadDir is LoadDirWith with the default options.
+func LoadDir(dir string) ([]*Capability, error) { return LoadDirWith(dir, LoadOptions{}) }
+
+// LoadDirWith loads every definition under dir (see LoadFS); errors name files by their
+// path joined to dir. Only regular files are read: a FIFO, device or socket with a
+// definition file's name is refused with a LintError naming it, without being opened for
+// a blocking read. A symlink is followed when it leads to a regular file inside dir (as the
+// symlinks of a Kubernetes ConfigMap volume do); one that leads outside dir, to something
+// other than a regular file, or nowhere is refused. A file over o.MaxFileBytes is refused
+// without being read past the limit.
+func LoadDirWith(dir string, o LoadOptions) ([]*Capability, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("registry: load %s: %w", dir, err)
+	}
+	defer root.Close()
+	open := func(p string) (fs.File, error) { return root.OpenFile(p, os.O_RDONLY|openNonBlocking, 0) }
+	return loadFS(root.FS(), ".", open, o, func(p string) string { return filepath.Join(dir, filepath.FromSlash(p)) })
+}
+
+// LoadFS is LoadFSWith with the default options.
+func LoadFS(fsys fs.FS, root string) ([]*Capability, error) {
+	return LoadFSWith(fsys, root, LoadOptions{})
+}
+
+// LoadFSWith loads every definition under root in fsys: each *.yaml, *.yml or *.json file
 // holds one definition (a mapping) or a list of them; YAML files may hold several
 // documents. Directories named "scripts" (handler scripts) and names starting with "." are
 // skipped, as are files with other extensions. A definition names its id with exactly one
 // of id, action_id, pack_id or recipe_id; every other key must be a field of Capability
-// (its JSON name) holding a value of the right type.
+// (its JSON name) holding a value of the right type. Files that are not regular (after
+// following a symlink) or larger than o.MaxFileBytes are refused.
 //
 // Each definition is sealed (Seal), then the whole set is linted (Lint). On any problem
-// LoadFS returns nil and a LintErrors listing every problem found, each naming file, line
-// and field. Errors reading fsys are returned as they are.
-func LoadFS(fsys fs.FS, root string) ([]*Capability, error) {
-	return loadFS(fsys, root, func(p string) string { return p })
+// LoadFSWith returns nil and a LintErrors listing every problem found, each naming file,
+// line and field. Errors reading fsys are returned as they are.
+func LoadFSWith(fsys fs.FS, root string, o LoadOptions) ([]*Capability, error) {
+	return loadFS(fsys, root, fsys.Open, o, func(p string) string { return p })
 }
 
-func loadFS(fsys fs.FS, root string, display func(string) string) ([]*Capability, error) {
+func loadFS(fsys fs.FS, root string, open func(string) (fs.File, error), o LoadOptions, display func(string) string) ([]*Capability, error) {
 	var (
 		caps []*Capability
 		errs LintErrors
@@ -77,9 +114,13 @@ func loadFS(fsys fs.FS, root string, display func(string) string) ([]*Capability
 		if d.IsDir() || !isDefinitionFile(name) {
 			return nil
 		}
-		data, err := fs.ReadFile(fsys, p)
+		data, refused, err := readDefinitionFile(fsys, open, p, d, o.maxFile())
 		if err != nil {
 			return err
+		}
+		if refused != "" {
+			errs = append(errs, LintError{File: display(p), Msg: refused})
+			return nil
 		}
 		c, e := parseFile(display(p), data)
 		caps = append(caps, c...)
@@ -95,6 +136,75 @@ func loadFS(fsys fs.FS, root string, display func(string) string) ([]*Capability
 		return nil, errs
 	}
 	return caps, nil
+}
+
+// readDefinitionFile reads the definition file p of fsys, or says why it is refused: not
+// a regular file, a symlink that cannot be followed inside fsys, or over max bytes. The
+// type is checked before opening (a FIFO is never opened) and again on the open file (a
+// file swapped in between is caught), and at most max+1 bytes are read.
+func readDefinitionFile(fsys fs.FS, open func(string) (fs.File, error), p string, d fs.DirEntry, max int64) (data []byte, refused string, err error) {
+	mode := d.Type()
+	if mode&fs.ModeSymlink != 0 {
+		fi, err := fs.Stat(fsys, p)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, "a symlink to nothing: refused", nil
+			}
+			return nil, "a symlink that leads outside the registry directory (or cannot be followed): refused; only symlinks to regular files inside it are read", nil
+		}
+		mode = fi.Mode().Type()
+		if !mode.IsRegular() {
+			return nil, fmt.Sprintf("a symlink to %s, not a regular file: refused", modeName(mode)), nil
+		}
+	}
+	if !mode.IsRegular() {
+		return nil, fmt.Sprintf("%s, not a regular file: refused (only regular files are read)", modeName(mode)), nil
+	}
+	f, err := open(p)
+	if err != nil {
+		return nil, "", err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, "", err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Sprintf("%s, not a regular file: refused (only regular files are read)", modeName(fi.Mode().Type())), nil
+	}
+	tooBig := func(n int64) string {
+		return fmt.Sprintf("file of %d bytes exceeds the limit of %d bytes per definition file (max_registry_file_bytes)", n, max)
+	}
+	if fi.Size() > max {
+		return nil, tooBig(fi.Size()), nil
+	}
+	data, err = io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, "", err
+	}
+	if int64(len(data)) > max {
+		return nil, tooBig(int64(len(data))), nil
+	}
+	return data, "", nil
+}
+
+// modeName names a file type for an error message.
+func modeName(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDir != 0:
+		return "a directory"
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
+	}
+	return "an irregular file"
 }
 
 func isDefinitionFile(name string) bool {

@@ -44,6 +44,98 @@ const (
 	NoConfidentMatch Resolution = "no_confident_match"
 )
 
+// PlanReason is one planned retriever and why the planner chose it.
+type PlanReason struct {
+	Retriever string `json:"retriever"`
+	Reason    string `json:"reason"`
+}
+
+// DeprecatedWarning is the warning a deprecated capability carries in search matches and
+// describe (seed 003: deprecated capabilities are shown with a warning, behind active ones).
+func DeprecatedWarning(c *Capability, lang string) []string {
+	if c.Status != StatusDeprecated {
+		return nil
+	}
+	if lang == "zh" {
+		return []string{"已弃用：" + c.ID + " 不再维护，优先选用仍在维护的能力"}
+	}
+	return []string{"deprecated: " + c.ID + " is no longer maintained; prefer an active capability"}
+}
+
+// Route decisions (seed 004): what the caller should do with a search's answer.
+const (
+	DecisionConfident    = "confident"
+	DecisionClarify      = "clarify"
+	DecisionNoMatch      = "no_match"
+	DecisionUnavailable  = "unavailable"
+	DecisionIncompatible = "incompatible"
+	DecisionPolicyHidden = "policy_hidden"
+)
+
+// Fallback steps (seed 004's order).
+const (
+	FallbackObserve  = "observe"   // run a read-only capability to gather the missing facts
+	FallbackAsk      = "ask"       // ask the user the question missing_information names
+	FallbackReadOnly = "read_only" // fall back to a more general, read-only capability (a pack to browse)
+	FallbackHandOff  = "hand_off"  // hand over to a person or a specialised agent
+	FallbackRefuse   = "refuse"    // say plainly that nothing fits rather than pick at random
+)
+
+// FallbackStep is one step of SearchResponse.Fallback; ResourceID names the capability
+// the step uses, when it uses one.
+type FallbackStep struct {
+	Step       string `json:"step"`
+	ResourceID string `json:"resource_id,omitempty"`
+}
+
+// Fallbacks returns the fallback steps of a response with its decision, matches and
+// missing information set: none for a confident answer; for a question, the first usable
+// read-only action shown (observe), the question (ask) and the parent pack of the first
+// match (read_only), then hand off and refuse; otherwise hand off and refuse.
+func Fallbacks(r *SearchResponse) []FallbackStep {
+	switch r.Decision {
+	case DecisionConfident, "":
+		return nil
+	case DecisionClarify:
+		var out []FallbackStep
+		for _, m := range r.Matches {
+			if m.ResourceType == TypeAction && m.SideEffect == SideEffectRead && m.Availability == Available {
+				out = append(out, FallbackStep{Step: FallbackObserve, ResourceID: m.ResourceID})
+				break
+			}
+		}
+		if len(r.MissingInformation) > 0 {
+			out = append(out, FallbackStep{Step: FallbackAsk})
+		}
+		if len(r.Matches) > 0 {
+			if p := Parent(r.Matches[0].ResourceID); p != "" {
+				out = append(out, FallbackStep{Step: FallbackReadOnly, ResourceID: p})
+			} else if r.Matches[0].ResourceType == TypePack {
+				out = append(out, FallbackStep{Step: FallbackReadOnly, ResourceID: r.Matches[0].ResourceID})
+			}
+		}
+		return append(out, FallbackStep{Step: FallbackHandOff}, FallbackStep{Step: FallbackRefuse})
+	}
+	return []FallbackStep{{Step: FallbackHandOff}, {Step: FallbackRefuse}}
+}
+
+// Decide maps a resolution and its reason code to the route decision: confident stays
+// confident, ambiguous is clarify (ask the one question missing_information names), and
+// no_confident_match is its reason (no_match when none is given).
+func Decide(res Resolution, reason string) string {
+	switch res {
+	case Confident:
+		return DecisionConfident
+	case Ambiguous:
+		return DecisionClarify
+	}
+	switch reason {
+	case DecisionUnavailable, DecisionIncompatible, DecisionPolicyHidden:
+		return reason
+	}
+	return DecisionNoMatch
+}
+
 // Availability says whether a candidate can be used by this caller now.
 type Availability string
 
@@ -64,10 +156,20 @@ type SearchResponse struct {
 	Scope      string     `json:"scope"`
 	Resolution Resolution `json:"resolution"`
 	// Reason is a code such as no_match, unavailable, incompatible, policy_hidden.
-	Reason             string     `json:"reason,omitempty"`
-	MissingInformation []string   `json:"missing_information,omitempty"`
-	Matches            []Match    `json:"matches"`
-	SearchMeta         SearchMeta `json:"search_meta"`
+	Reason string `json:"reason,omitempty"`
+	// Confidence (0..1) is the calibrated probability that the first match is the one
+	// wanted (see docs/calibration.md).
+	Confidence float64 `json:"confidence"`
+	// Decision is the route decision of seed 004: confident, clarify, no_match,
+	// unavailable, incompatible or policy_hidden (see Decide).
+	Decision string `json:"decision"`
+	// Fallback lists, when the decision is not confident, what the caller may do next, in
+	// seed 004's order: observe cheaply, ask the one separating question, fall back to a
+	// general read-only capability, hand off, refuse.
+	Fallback           []FallbackStep `json:"fallback,omitempty"`
+	MissingInformation []string       `json:"missing_information,omitempty"`
+	Matches            []Match        `json:"matches"`
+	SearchMeta         SearchMeta     `json:"search_meta"`
 }
 
 // Match is one returned capability summary.
@@ -89,6 +191,8 @@ type Match struct {
 	AvailabilityReasons []string `json:"availability_reasons,omitempty"`
 	Score               float64  `json:"score"`
 	NextStep            NextStep `json:"next_step"`
+	// Warnings tell the caller what to know before using it ("deprecated: ...").
+	Warnings []string `json:"warnings,omitempty"`
 	// Explain is present when the request asked for it.
 	Explain *Explanation `json:"explain,omitempty"`
 }
@@ -122,9 +226,11 @@ type ScoreComponent struct {
 
 // SearchMeta describes how a search ran.
 type SearchMeta struct {
-	PlannedRetrievers   []string `json:"planned_retrievers"`
-	CompletedRetrievers []string `json:"completed_retrievers"`
-	TimedOutRetrievers  []string `json:"timed_out_retrievers"`
+	PlannedRetrievers []string `json:"planned_retrievers"`
+	// PlanReasons says why each planned retriever ran (seed 000 §10).
+	PlanReasons         []PlanReason `json:"plan_reasons,omitempty"`
+	CompletedRetrievers []string     `json:"completed_retrievers"`
+	TimedOutRetrievers  []string     `json:"timed_out_retrievers"`
 	// PendingRetrievers are still running when a streamed partial answer is sent (empty in
 	// a final answer, where a retriever that never answered counts as timed out).
 	PendingRetrievers []string `json:"pending_retrievers,omitempty"`

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // Snapshot is an immutable, id-sorted view of one registry generation with pack inheritance
@@ -29,21 +30,7 @@ func NewSnapshot(gen uint64, caps []*Capability) (*Snapshot, error) {
 	}
 	// Sorted order puts every pack before its descendants, so one pass resolves inheritance.
 	for _, c := range s.Caps {
-		c.Eff = Effective{Enabled: c.Enabled == nil || *c.Enabled, Tenants: c.Tenants, ACL: c.ACL}
-		p, ok := s.Get(Parent(c.ID))
-		if !ok {
-			continue
-		}
-		pe := p.Eff
-		c.Eff.Packs = append(slices.Clone(pe.Packs), p.ID)
-		c.Eff.Enabled = c.Eff.Enabled && pe.Enabled && p.Status != StatusOffline
-		if len(c.Eff.Tenants) == 0 {
-			c.Eff.Tenants = pe.Tenants
-		}
-		if len(c.ACL.Discover)+len(c.ACL.Describe)+len(c.ACL.Execute) == 0 {
-			c.Eff.ACL = ACL{Discover: pe.ACL.Discover, Describe: pe.ACL.Describe, Execute: pe.ACL.Execute}
-		}
-		c.Eff.ACL.Deny = mergeUnique(c.ACL.Deny, pe.ACL.Deny)
+		s.fillEff(c)
 	}
 	return s, nil
 }
@@ -78,3 +65,103 @@ func (s *Snapshot) DocID(id string) (uint32, bool) {
 
 // Len is the number of capabilities.
 func (s *Snapshot) Len() int { return len(s.Caps) }
+
+// Apply returns the snapshot of generation gen that results from storing put (new or
+// changed capabilities) and removing the ids in deleted, without changing s: it equals
+// NewSnapshot(gen, caps after the change). Capabilities neither changed nor under a changed
+// pack are shared with s (their Eff cannot differ); the others are shallow copies whose Eff
+// is computed afresh, so a search still reading s sees s unchanged. put becomes part of the
+// new snapshot and must not be changed after. Deleting an unknown id, or naming one in both
+// put and deleted, is an error.
+func (s *Snapshot) Apply(gen uint64, put []*Capability, deleted []string) (*Snapshot, error) {
+	changed := make(map[string]*Capability, len(put))
+	for _, c := range put {
+		if _, dup := changed[c.ID]; dup {
+			return nil, fmt.Errorf("%w: %s", ErrDuplicateID, c.ID)
+		}
+		changed[c.ID] = c
+	}
+	gone := make(map[string]bool, len(deleted))
+	for _, id := range deleted {
+		if _, ok := s.byID[id]; !ok || changed[id] != nil {
+			return nil, fmt.Errorf("registry: snapshot: cannot delete %q (unknown, or also stored)", id)
+		}
+		gone[id] = true
+	}
+	var added []*Capability
+	for _, c := range put {
+		if _, ok := s.byID[c.ID]; !ok {
+			added = append(added, c)
+		}
+	}
+	slices.SortFunc(added, func(a, b *Capability) int { return strings.Compare(a.ID, b.ID) })
+	out := &Snapshot{Generation: gen, Caps: make([]*Capability, 0, len(s.Caps)+len(added)-len(gone))}
+	// merge the old order (minus deletions, with replacements) with the sorted additions
+	i := 0
+	for _, c := range s.Caps {
+		for ; i < len(added) && added[i].ID < c.ID; i++ {
+			out.Caps = append(out.Caps, added[i])
+		}
+		switch {
+		case gone[c.ID]:
+		case changed[c.ID] != nil:
+			out.Caps = append(out.Caps, changed[c.ID])
+		default:
+			out.Caps = append(out.Caps, c)
+		}
+	}
+	out.Caps = append(out.Caps, added[i:]...)
+	if len(added) == 0 && len(gone) == 0 {
+		out.byID = s.byID // same ids at the same positions; the map is never written again
+	} else {
+		out.byID = make(map[string]int, len(out.Caps))
+		for d, c := range out.Caps {
+			out.byID[c.ID] = d
+		}
+	}
+	// Inheritance: a capability's Eff reads only its own fields and its parent's Eff and
+	// status, so only the changed ones and everything under a changed or new capability
+	// are computed again (sorted order puts every pack before its descendants).
+	dirty := slices.Clone(deleted) // ids whose subtree is recomputed
+	under := func(id string) bool {
+		for _, p := range dirty {
+			if id == p || strings.HasPrefix(id, p+".") {
+				return true
+			}
+		}
+		return false
+	}
+	for d, c := range out.Caps {
+		if changed[c.ID] == nil && !under(c.ID) {
+			continue
+		}
+		if changed[c.ID] == nil {
+			cp := *c
+			c = &cp
+			out.Caps[d] = c
+		} else if c.ResourceType == TypePack {
+			dirty = append(dirty, c.ID)
+		}
+		out.fillEff(c)
+	}
+	return out, nil
+}
+
+// fillEff computes c.Eff from its parent in s (already filled).
+func (s *Snapshot) fillEff(c *Capability) {
+	c.Eff = Effective{Enabled: c.Enabled == nil || *c.Enabled, Tenants: c.Tenants, ACL: c.ACL}
+	p, ok := s.Get(Parent(c.ID))
+	if !ok {
+		return
+	}
+	pe := p.Eff
+	c.Eff.Packs = append(slices.Clone(pe.Packs), p.ID)
+	c.Eff.Enabled = c.Eff.Enabled && pe.Enabled && p.Status != StatusOffline
+	if len(c.Eff.Tenants) == 0 {
+		c.Eff.Tenants = pe.Tenants
+	}
+	if len(c.ACL.Discover)+len(c.ACL.Describe)+len(c.ACL.Execute) == 0 {
+		c.Eff.ACL = ACL{Discover: pe.ACL.Discover, Describe: pe.ACL.Describe, Execute: pe.ACL.Execute}
+	}
+	c.Eff.ACL.Deny = mergeUnique(c.ACL.Deny, pe.ACL.Deny)
+}

@@ -121,6 +121,9 @@ func (env *cliEnv) open(ctx context.Context, c *common, opts engine.Options) (*e
 	if opts.Seed == nil && (c.noExamples || isFalse(os.Getenv(server.EnvExamples))) {
 		opts.Seed = []*registry.Capability{} // an empty store stays empty
 	}
+	if opts.AuditKeyFile == "" {
+		opts.AuditKeyFile = os.Getenv("CAPDEX_AUDIT_KEY_FILE")
+	}
 	if opts.Logger == nil {
 		opts.Logger = c.logger(env)
 	}

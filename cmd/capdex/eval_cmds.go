@@ -165,6 +165,7 @@ func printReport(w io.Writer, r *bench.Report) {
 	fmt.Fprintf(tw, "latency p50 / p95\t%d µs / %d µs\n", r.LatencyP50US, r.LatencyP95US)
 	fmt.Fprintf(tw, "partial rate\t%s\n", f(r.PartialRate))
 	fmt.Fprintf(tw, "avg candidates / returned\t%s / %s\n", f(r.AvgCandidates), f(r.AvgReturned))
+	printCalibration(tw, r.Calibration)
 	printFeedback(tw, r.Feedback, f)
 	names := make([]string, 0, len(r.PerRetriever))
 	for n := range r.PerRetriever {
@@ -178,6 +179,9 @@ func printReport(w io.Writer, r *bench.Report) {
 }
 
 func cmdCalibrate(ctx context.Context, env *cliEnv, args []string) error {
+	if len(args) > 0 && args[0] == "model" {
+		return cmdCalibrateModel(ctx, env, args[1:])
+	}
 	var c common
 	fs := newFlags(env, "calibrate", "--cases FILE [--registry DIR] [--dry-run]")
 	c.register(fs)

@@ -111,6 +111,8 @@ func TestCLIBadInputExitsTwo(t *testing.T) {
 		{"run args not json", []string{"run", "demo.echo", "--args", "{nope"}, "--args"},
 		{"show bad id", []string{"show", "Not An Id"}, "not a capability id"},
 		{"eval without inputs", []string{"eval"}, "--tools"},
+		{"calibrate model without sets", []string{"calibrate", "model", "--cases", "x.jsonl"}, "--eval"},
+		{"calibrate model with a missing set", []string{"calibrate", "model", "--eval", bad, "--cases", "x.jsonl"}, "queries.jsonl"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, errs, code := cli(t, home, tc.args...)

@@ -69,7 +69,7 @@ func post(t *testing.T, url, key, body string) *registry.SearchResponse {
 	t.Helper()
 	req, _ := http.NewRequest("POST", url+"/v1/search", strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Type", "application/json") // the JSON API refuses an undeclared body (415)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/capdex/capdex/engine/handlers/shepherd"
 	"github.com/capdex/capdex/registry"
 )
 
@@ -76,36 +77,62 @@ func (e *Exec) Run(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = execEnv(h.Env, &req.Config)
-	cmd.Dir = workDir(h.Dir, &req.Config)
+	dir := workDir(h.Dir, &req.Config)
+	grace := e.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	log := req.Config.logger()
+	start := time.Now()
+	// The program is looked up here, as exec.Command would (PATH of capdex for a bare name,
+	// relative to the working directory otherwise), so a missing one fails to start
+	// whether or not a shepherd runs it.
+	if argv[0], err = lookProgram(argv[0], dir); err != nil {
+		return res, fmt.Errorf("%w: start %s: %w", ErrHandlerFailed, argv[0], err)
+	}
+	env := execEnv(h.Env, &req.Config)
+	// A shepherd (Linux) kills and reaps every descendant, even one that left the group
+	// with setsid; the group kill below stays as the fallback should it fail to.
+	path, cmdArgs, shepherdVar, shepherded := shepherd.Command(argv, grace)
+	if !shepherded {
+		path, cmdArgs = argv[0], argv
+	} else {
+		env = append(env, shepherdVar)
+	}
+	cmd := exec.CommandContext(ctx, path)
+	cmd.Args = cmdArgs
+	cmd.Env = env
+	cmd.Dir = dir
 	cmd.Stdin = bytes.NewReader(stdin)
 	max := maxOutput(h)
 	stdout, stderr := &capBuffer{max: max}, &capBuffer{max: max}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = newProcAttr(mode)
 
-	grace := e.Grace
-	if grace <= 0 {
-		grace = DefaultGrace
-	}
 	var (
 		mu     sync.Mutex // guards killer
 		killer *time.Timer
 	)
+	killAfter := grace
+	if shepherded {
+		killAfter += shepherd.Slack // the shepherd kills the command's tree at grace itself
+	}
 	cmd.Cancel = func() error {
-		err := signalGroup(cmd, syscall.SIGTERM)
+		var err error
+		if shepherded {
+			err = cmd.Process.Signal(syscall.SIGTERM) // the shepherd passes it on, once
+		} else {
+			err = signalGroup(cmd, syscall.SIGTERM)
+		}
 		mu.Lock()
-		killer = time.AfterFunc(grace, func() { _ = signalGroup(cmd, syscall.SIGKILL) }) // ESRCH when already gone
+		killer = time.AfterFunc(killAfter, func() { _ = signalGroup(cmd, syscall.SIGKILL) }) // ESRCH when already gone
 		mu.Unlock()
 		return err
 	}
 	// After the cancel (or after the leader exits with its pipes still held by a
 	// descendant), Wait gives up on the pipes this much later.
-	cmd.WaitDelay = grace + 300*time.Millisecond
+	cmd.WaitDelay = killAfter + 300*time.Millisecond
 
-	log := req.Config.logger()
-	start := time.Now()
 	err = cmd.Start()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -163,6 +190,23 @@ func (e *Exec) network(c *registry.Capability) (mode, network string, err error)
 		return "", NetworkUnenforced, fmt.Errorf("%w: network_policy %s for side effect I", ErrNetworkUnenforceable, policyOf(c))
 	}
 	return "", NetworkUnenforced, nil
+}
+
+// lookProgram resolves the program as exec.Command and the kernel would: a bare name in
+// capdex's PATH, a path with a slash as it is (a relative one against dir), and checks it
+// is an executable file.
+func lookProgram(name, dir string) (string, error) {
+	if !strings.ContainsRune(name, '/') {
+		return exec.LookPath(name)
+	}
+	p := name
+	if !filepath.IsAbs(p) && dir != "" {
+		p = filepath.Join(dir, p)
+	}
+	if _, err := exec.LookPath(p); err != nil {
+		return "", err
+	}
+	return name, nil
 }
 
 // argv renders the command line.

@@ -14,11 +14,14 @@ import (
 	"testing/fstest"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/capdex/capdex/registry"
 )
 
-// TestMain lets the test binary double as an exec handler child: CAPDEX_HELPER=dial tries
-// a TCP connection to CAPDEX_ADDR and prints the outcome as JSON.
+// TestMain lets the test binary double as an exec handler child (CAPDEX_HELPER=dial tries
+// a TCP connection to CAPDEX_ADDR and prints the outcome as JSON), and checks for leaked
+// goroutines after the tests.
 func TestMain(m *testing.M) {
 	switch os.Getenv("CAPDEX_HELPER") {
 	case "dial":
@@ -32,7 +35,9 @@ func TestMain(m *testing.M) {
 		_ = json.NewEncoder(os.Stdout).Encode(out)
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	// No goroutine of a run (its output copiers, kill timers, the http client's) may
+	// outlive the tests.
+	goleak.VerifyTestMain(m)
 }
 
 func execCap(h registry.Handler, mut func(c *registry.Capability)) *registry.Capability {

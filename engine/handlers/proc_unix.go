@@ -7,9 +7,10 @@ import (
 	"syscall"
 )
 
-// newProcAttr puts the child in its own process group, isolated per mode ("" for none).
+// newProcAttr puts the child in its own session (and so its own process group, with no
+// controlling terminal), isolated per mode ("" for none).
 func newProcAttr(mode string) *syscall.SysProcAttr {
-	attr := &syscall.SysProcAttr{Setpgid: true}
+	attr := &syscall.SysProcAttr{Setsid: true}
 	if mode != "" {
 		applyIsolation(attr, mode)
 	}

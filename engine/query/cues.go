@@ -113,6 +113,8 @@ var cueTable = map[string][]string{
 		"不上", "失败", "不了", "不成功", "不起来", "连不上", "用不了", "seems", "seem to", "looks like",
 		"appears to", "is broken", "not working", "doesnt work", "does not work", "keeps failing",
 		"keeps crashing", "fails to", "failed to", "unable to", "is off", "wrong",
+		"有点问题", "有些问题", "出了点问题", "有毛病", "不太对", "不太正常", "怪怪的", "异常",
+		"something is wrong", "acting up", "acting weird", "misbehaving", "having trouble", "has issues",
 	},
 	cueHowTo: {
 		"how to", "how do i", "how can i", "how should i", "walk me through", "step by step",

@@ -28,6 +28,9 @@ type Parsed struct {
 	Entities []string `json:"entities,omitempty"`
 	// Symptoms are registry symptom values named in the text (as words or via aliases).
 	Symptoms []string `json:"symptoms,omitempty"`
+	// Events are the verbs the user tells as what already happened ("刚更新了 Codex",
+	// "after updating", "已删除"): the request's context, never its intent.
+	Events []string `json:"events,omitempty"`
 	// Constraints: read_first, dry_run, read_only, confirm_first, no_network, and
 	// no_<concept> for each forbidden verb ("no_restart", "no_update").
 	Constraints []string `json:"constraints,omitempty"`

@@ -34,6 +34,15 @@ func TestPlan(t *testing.T) {
 			}
 		})
 	}
+	t.Run("every step says why", func(t *testing.T) {
+		for _, q := range []string{"codex update", "make it faster please", "maintenance.codex.diagnose", "Codex 维护相关能力有哪些？"} {
+			for _, s := range PlanSteps(normalize(t, lex, q), nil) {
+				if s.Reason == "" {
+					t.Errorf("%q: %s has no reason", q, s.Kind)
+				}
+			}
+		}
+	})
 	t.Run("browse without a pack searches the words", func(t *testing.T) {
 		p := normalize(t, lex, "what tools do you have to analyse logs")
 		if !p.Browse || p.Scope != "" {

@@ -480,11 +480,17 @@ func (a *analysis) run(p *Parsed) {
 	// a symptom or alias ("active version mismatch") or the outcome is not an intent.
 	quiet := a.quietSpans()
 	a.want = resize(a.want, len(a.ms))
+	var events []string // verbs told as past events: context, not what is asked
 	for k := range a.ms {
 		if m := &a.ms[k]; m.e.kind == kIntent || m.e.verb {
-			a.want[k] = !slices.Contains(forbidden, m.e.value) && !quiet[m.i] && !a.isEvent(m) && !a.isNoun(m)
+			event := !quiet[m.i] && a.isEvent(m)
+			a.want[k] = !slices.Contains(forbidden, m.e.value) && !quiet[m.i] && !event && !a.isNoun(m)
+			if event {
+				events = addUnique(events, m.e.value)
+			}
 		}
 	}
+	p.Events = events
 	verbs := a.verbs[:0] // concept-level intents, for the explicit-write test
 	// verbSpan marks the tokens of wanted verbs: an entity named only by them ("book"
 	// names the entity "booking", "review this PR" the entity "review") is the action, not

@@ -57,7 +57,7 @@ func TestBuiltinCodex(t *testing.T) {
 		if got[0] != "maintenance.codex.diagnose" {
 			t.Fatalf("top %s", got[0])
 		}
-		if res, _, _ := Resolve(cs, sig, DefaultThresholds()); res != registry.Confident {
+		if res, _, _ := Resolve(cs, sig, DefaultThresholdsNoModel()); res != registry.Confident {
 			t.Fatalf("resolution %s (top %.4f, second %.4f)", res, cs[0].Score, cs[1].Score)
 		}
 	})

@@ -28,6 +28,9 @@ type Thresholds struct {
 	// the defaults).
 	Samples  int     `json:"samples,omitempty"`
 	Accuracy float64 `json:"accuracy,omitempty"`
+	// Model, when set, is the learned confidence Resolve decides with instead of Floor,
+	// Confident, Margin and MinCoverage (see Model).
+	Model *Model `json:"model,omitempty"`
 }
 
 // DefaultThresholds returns the thresholds a fresh engine uses with the default weights
@@ -37,7 +40,18 @@ type Thresholds struct {
 // 0.21 of the query's idf weight is no match; a confident answer needs 0.019 and a lead of
 // 0.0001 over the runner-up (scores closer than that are ties). `capdex calibrate` replaces
 // them with thresholds fitted to a deployment's own cases.
+//
+// With the embedded model (DefaultModel) the thresholds are kept for a model-less
+// calibration only: Resolve decides with the model.
 func DefaultThresholds() Thresholds {
+	t := DefaultThresholdsNoModel()
+	t.Model = DefaultModel()
+	return t
+}
+
+// DefaultThresholdsNoModel returns DefaultThresholds without the learned model: the
+// thresholds alone decide.
+func DefaultThresholdsNoModel() Thresholds {
 	return Thresholds{Floor: 0.019, Confident: 0.019, Margin: 0.0001, MinCoverage: 0.21}
 }
 
@@ -62,6 +76,11 @@ func DecodeThresholds(b []byte) (Thresholds, error) {
 	if t.Samples < 0 || t.Accuracy > 1 || t.MinCoverage > 1 {
 		return Thresholds{}, fmt.Errorf("%w: samples %d accuracy %v min_coverage %v", ErrBadThresholds, t.Samples, t.Accuracy, t.MinCoverage)
 	}
+	if t.Model != nil {
+		if err := t.Model.Validate(); err != nil {
+			return Thresholds{}, err
+		}
+	}
 	return t, nil
 }
 
@@ -81,11 +100,16 @@ type Sample struct {
 	// ambiguous for a browse, a pack at the top or a vague request (when the floors are
 	// cleared). Empty for ordinary samples.
 	Fixed registry.Resolution `json:"fixed,omitempty"`
+	// Features are the ranking's confidence features (see Features); HasFeatures is false
+	// when no candidate is usable.
+	Features    [NumFeatures]float64 `json:"features"`
+	HasFeatures bool                 `json:"has_features,omitempty"`
 }
 
 // SampleOf builds the calibration sample of a ranked candidate list as Resolve sees it.
 func SampleOf(cands []Candidate, s Signals, expected registry.Resolution) Sample {
 	sm := Sample{Expected: expected, Browse: s.Browse, Coverage: 1}
+	sm.Features, sm.HasFeatures = Features(cands, s)
 	if len(cands) == 0 {
 		sm.Fixed = registry.NoConfidentMatch
 		return sm
@@ -187,7 +211,7 @@ const (
 // them little. No samples give DefaultThresholds. The cost is O(64²·72·n) after an
 // O(n log n) sort: about 0.1 s for 150 samples.
 func Calibrate(samples []Sample) Thresholds {
-	def := DefaultThresholds()
+	def := DefaultThresholdsNoModel()
 	if len(samples) == 0 {
 		return def
 	}

@@ -563,7 +563,7 @@ func TestDiversify(t *testing.T) {
 func TestResolve(t *testing.T) {
 	caps := codexCaps(t)
 	caps["x.gh"] = &registry.Capability{ID: "x.gh", ResourceType: registry.TypeAction, Requirements: registry.Requirements{Credentials: []string{"github_token"}}}
-	th := DefaultThresholds()
+	th := DefaultThresholdsNoModel()
 	withEv := func(cs []Candidate, i int, spec string) []Candidate { cs[i].Evidence = ev(t, spec); return cs }
 	withAv := func(cs []Candidate, i int, a registry.Availability) []Candidate { cs[i].Availability = a; return cs }
 	withCov := func(cs []Candidate, i int, c float64) []Candidate { cs[i].Coverage = c; return cs }
@@ -757,12 +757,12 @@ func TestCalibrate(t *testing.T) {
 			}
 		}
 		c := Calibrate(noisy)
-		if c.Score(noisy) < DefaultThresholds().Score(noisy) {
-			t.Fatalf("calibrated %v < default %v", c.Score(noisy), DefaultThresholds().Score(noisy))
+		if c.Score(noisy) < DefaultThresholdsNoModel().Score(noisy) {
+			t.Fatalf("calibrated %v < default %v", c.Score(noisy), DefaultThresholdsNoModel().Score(noisy))
 		}
 	})
 	t.Run("no samples", func(t *testing.T) {
-		if got := Calibrate(nil); got != DefaultThresholds() {
+		if got := Calibrate(nil); got != DefaultThresholdsNoModel() {
 			t.Fatalf("got %+v", got)
 		}
 	})
@@ -770,7 +770,7 @@ func TestCalibrate(t *testing.T) {
 		// Every sample is an exact hit: any thresholds are right, so the defaults stay.
 		s := []Sample{{TopScore: 0.5, ExactHit: true, Expected: registry.Confident}}
 		got := Calibrate(s)
-		d := DefaultThresholds()
+		d := DefaultThresholdsNoModel()
 		if math.Abs(got.Floor-d.Floor) > 0.01 || math.Abs(got.Confident-d.Confident) > 0.01 || math.Abs(got.Margin-d.Margin) > 0.01 ||
 			math.Abs(got.MinCoverage-d.MinCoverage) > 0.05 {
 			t.Fatalf("got %+v, want near %+v", got, d)

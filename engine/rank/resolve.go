@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"math"
 	"strings"
 
 	"github.com/capdex/capdex/registry"
@@ -56,13 +57,17 @@ func Resolve(cands []Candidate, s Signals, t Thresholds) (res registry.Resolutio
 	if idsMissed(cands, s) {
 		return registry.NoConfidentMatch, noMatch, nil
 	}
-	if top.Score < t.Floor && !top.ExactHit() {
+	floor := t.Floor
+	if t.Model != nil {
+		floor = math.Inf(-1) // the model reads the scores itself
+	}
+	if top.Score < floor && !top.ExactHit() {
 		return registry.NoConfidentMatch, noMatch, nil
 	}
 	b, next := -1, -1
 	for i := range cands {
 		settle(cands, i+1) // a pending ranking (RerankOptions.Prune) is read no further
-		if cands[i].Score < t.Floor && !(i == 0 && top.ExactHit()) {
+		if cands[i].Score < floor && !(i == 0 && top.ExactHit()) {
 			break
 		}
 		if !usable(cands[i].Availability) {
@@ -87,6 +92,21 @@ func Resolve(cands []Candidate, s Signals, t Thresholds) (res registry.Resolutio
 		second = cands[next].Score
 	}
 	best := &cands[b]
+	if t.Model != nil {
+		f, _ := Features(cands, s)
+		pc, pf := t.Model.Predict(f)
+		switch {
+		case s.Browse:
+			return registry.Ambiguous, "", missingInfo(cands, b, t, s)
+		case pf < t.Model.NoMatchBelow:
+			return registry.NoConfidentMatch, noMatch, nil
+		case best.Cap.ResourceType == registry.TypePack || s.Vague && s.Scope == "":
+			return registry.Ambiguous, "", missingInfo(cands, b, t, s)
+		case pc >= t.Model.ConfidentAt:
+			return registry.Confident, "", nil
+		}
+		return registry.Ambiguous, "", missingInfo(cands, b, t, s)
+	}
 	switch {
 	case !s.Browse && best.Coverage < t.MinCoverage:
 		return registry.NoConfidentMatch, noMatch, nil
@@ -126,13 +146,17 @@ func label(lang, en, zh string) string {
 func missingInfo(cands []Candidate, b int, t Thresholds, s Signals) []string {
 	var groupBuf [4]*Candidate
 	group := append(groupBuf[:0], &cands[b])
+	near := t.Margin
+	if t.Model != nil {
+		near = 0.1 * math.Abs(cands[b].Score) // the model has no margin: a tenth of the best score
+	}
 	for i := b + 1; i < len(cands) && len(group) < len(groupBuf); i++ {
 		settle(cands, i+1)
 		c := &cands[i]
 		if !usable(c.Availability) {
 			continue
 		}
-		if cands[b].Score-c.Score > t.Margin {
+		if cands[b].Score-c.Score > near {
 			break
 		}
 		group = append(group, c)
@@ -250,4 +274,10 @@ func question(lang, en, zh string, opts []string) string {
 	}
 	sb.WriteString("?")
 	return sb.String()
+}
+
+// PackQuestion asks which of a pack's sub-packs the user means: "which area of
+// maintenance: codex, python or npm?" / "maintenance 中的哪一类：codex、python 还是 npm？".
+func PackQuestion(lang, pack string, kids []string) string {
+	return question(lang, "which area of "+pack, pack+" 中的哪一类", kids)
 }

@@ -2,6 +2,7 @@ package rank
 
 import (
 	"cmp"
+	"fmt"
 	"hash/maphash"
 	"math"
 	"math/bits"
@@ -972,4 +973,24 @@ func containsFoldASCII(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+// WithCaps returns a term cache for caps, a snapshot whose capabilities differ from the
+// ones t was built from only in fields no record holds (status, health, enabled, version:
+// availability), at the same docIDs: it shares every record's terms with t and points the
+// records at the new capabilities. t is unchanged. Changing a field a record holds, or the
+// docIDs, needs NewTermCache.
+func (t *TermCache) WithCaps(caps []*registry.Capability) (*TermCache, error) {
+	if len(caps) != len(t.docs) {
+		return nil, fmt.Errorf("rank: term cache: %d capabilities, the cache has %d", len(caps), len(t.docs))
+	}
+	n := *t
+	n.docs = slices.Clone(t.docs)
+	for d, c := range caps {
+		if old := n.docs[d].cap; old == nil || old.ID != c.ID {
+			return nil, fmt.Errorf("rank: term cache: document %d is %s, not the capability the cache holds", d, c.ID)
+		}
+		n.docs[d].cap = c
+	}
+	return &n, nil
 }

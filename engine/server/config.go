@@ -50,7 +50,8 @@ const (
 	EnvLogFormat    = "CAPDEX_LOG_FORMAT"
 	// EnvExamples set to false (0, no, off) starts an empty store without the demo
 	// registry; true seeds it even with registry_dirs or upstreams.
-	EnvExamples = "CAPDEX_EXAMPLES"
+	EnvExamples     = "CAPDEX_EXAMPLES"
+	EnvAuditKeyFile = "CAPDEX_AUDIT_KEY_FILE"
 )
 
 // Config is the daemon's configuration, read from capdex.yaml. The zero value, after
@@ -103,6 +104,10 @@ type Config struct {
 	// when registry_dirs or upstreams are set. Overridden by $CAPDEX_EXAMPLES and
 	// --no-examples. A store already seeded keeps what it holds.
 	Examples *bool `yaml:"examples"`
+	// AuditKeyFile names the file of the audit key that seals every audit record with an
+	// HMAC (at least 32 bytes, mode 0600, outside data_dir; see docs/audit.md). Overridden
+	// by $CAPDEX_AUDIT_KEY_FILE.
+	AuditKeyFile string `yaml:"audit_key_file"`
 
 	// File is the configuration file read ("" when none); not a YAML field.
 	File string `yaml:"-"`
@@ -262,6 +267,9 @@ type Limits struct {
 	MaxInflightRuns int `yaml:"max_inflight_runs"`
 	// MaxBodyBytes bounds a request body; a larger one is refused with 413 (default 1 MiB).
 	MaxBodyBytes int64 `yaml:"max_body_bytes"`
+	// MaxRegistryFileBytes bounds one file of a registry directory; a larger file is
+	// refused, naming it (default registry.DefaultMaxFileBytes, 4 MiB).
+	MaxRegistryFileBytes int64 `yaml:"max_registry_file_bytes"`
 	// MaxLeafTools bounds the leaf tools one MCP session holds; the least recently used
 	// one is dropped (default 16).
 	MaxLeafTools int `yaml:"max_leaf_tools"`
@@ -366,6 +374,7 @@ func (c *Config) resolvePaths(base string) {
 		return filepath.Join(base, p)
 	}
 	c.DataDir = abs(c.DataDir)
+	c.AuditKeyFile = abs(c.AuditKeyFile)
 	c.Embedder.Path = abs(c.Embedder.Path)
 	for i, d := range c.RegistryDirs {
 		c.RegistryDirs[i] = abs(d)
@@ -405,6 +414,9 @@ func (c *Config) ApplyEnv(getenv func(string) string) {
 		t := true
 		c.Examples = &t
 	}
+	if v := getenv(EnvAuditKeyFile); v != "" {
+		c.AuditKeyFile = v
+	}
 }
 
 // ApplyDefaults fills every unset field with its default.
@@ -424,6 +436,9 @@ func (c *Config) ApplyDefaults() {
 	}
 	if l.MaxLeafTools == 0 {
 		l.MaxLeafTools = DefaultMaxLeafTools
+	}
+	if l.MaxRegistryFileBytes == 0 {
+		l.MaxRegistryFileBytes = registry.DefaultMaxFileBytes
 	}
 	if l.ReadHeaderTimeout == 0 {
 		l.ReadHeaderTimeout = Duration(DefaultReadHeaderTimeout)
@@ -524,7 +539,7 @@ func (c *Config) Validate() error {
 	}
 	l := c.Limits
 	if l.MaxInflightSearches < 0 || l.MaxInflightRuns < 0 || l.MaxBodyBytes < 0 || l.MaxLeafTools < 0 ||
-		l.ReadTimeout < 0 || l.IdleTimeout < 0 || l.MaxMCPLineBytes < 0 {
+		l.ReadTimeout < 0 || l.IdleTimeout < 0 || l.MaxMCPLineBytes < 0 || l.MaxRegistryFileBytes < 0 {
 		add("limits must not be negative")
 	}
 	if _, err := ParseLevel(c.LogLevel); err != nil {
@@ -545,7 +560,7 @@ func (c *Config) Validate() error {
 // EngineOptions returns the engine options this configuration asks for: data directory,
 // deadlines, fusion weights, base URLs and token lifetime.
 func (c *Config) EngineOptions() engine.Options {
-	o := engine.Options{Dir: c.DataDir, BaseURLs: c.BaseURLs, TokenTTL: c.TokenTTL.D()}
+	o := engine.Options{Dir: c.DataDir, BaseURLs: c.BaseURLs, TokenTTL: c.TokenTTL.D(), AuditKeyFile: c.AuditKeyFile}
 	if len(c.Upstreams) > 0 {
 		o.Upstreams = c.upstreams()
 	}

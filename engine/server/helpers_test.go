@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -78,7 +80,13 @@ func TestMain(m *testing.M) {
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	var out bytes.Buffer
 	build.Stdout, build.Stderr = &out, &out
-	startErr := build.Start()
+	var startErr error
+	if slices.ContainsFunc(os.Args, func(a string) bool { return strings.HasPrefix(a, "-test.fuzzworker") }) {
+		// A fuzz worker runs fuzz targets only, and is restarted often: no binary.
+		startErr = errors.New("not built in a fuzz worker")
+	} else {
+		startErr = build.Start()
+	}
 	go func() {
 		defer close(binaryBuilt)
 		if startErr != nil {

@@ -1,15 +1,12 @@
 package server
 
 import (
-	"context"
 	"time"
 
-	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
-	"github.com/capdex/capdex/actors"
-	"github.com/capdex/capdex/index"
+	"github.com/capdex/capdex/engine"
 	"github.com/capdex/capdex/registry"
 )
 
@@ -88,9 +85,9 @@ func newMetrics() *metrics {
 	m.reg.MustRegister(m.searchSeconds, m.retrieverSeconds, m.retrieverTimeout, m.retrieverFailed, m.searches, m.partial,
 		m.runs, m.inflight, m.rejected, m.httpRequests, m.httpSeconds, m.generation, m.reloads, m.leafTools,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	for k := index.Kind(0); k < index.NumKinds; k++ {
-		m.retrieverTimeout.WithLabelValues(k.String())
-		m.retrieverFailed.WithLabelValues(k.String())
+	for _, r := range engine.RetrieverNames() {
+		m.retrieverTimeout.WithLabelValues(r)
+		m.retrieverFailed.WithLabelValues(r)
 	}
 	for _, kind := range []string{"search", "run"} {
 		m.rejected.WithLabelValues(kind)
@@ -100,14 +97,10 @@ func newMetrics() *metrics {
 	return m
 }
 
-// wrapRetriever times every retriever call (engine.Options.WrapRetriever).
-func (m *metrics) wrapRetriever(next actors.RetrieveFunc) actors.RetrieveFunc {
-	return func(ctx context.Context, k index.Kind, q *index.Query, allow *roaring.Bitmap, limit int) ([]index.Hit, error) {
-		start := time.Now()
-		hits, err := next(ctx, k, q, allow, limit)
-		m.retrieverSeconds.WithLabelValues(k.String()).Observe(time.Since(start).Seconds())
-		return hits, err
-	}
+// observeRetriever records how long one retriever of a search ran
+// (engine.Options.RetrieverTimes).
+func (m *metrics) observeRetriever(retriever string, took time.Duration) {
+	m.retrieverSeconds.WithLabelValues(retriever).Observe(took.Seconds())
 }
 
 // observeSearch records one finished search.

@@ -150,10 +150,20 @@ func openAPI() m {
 			"query": str("The query."), "scope": str("The searched pack, or all."),
 			"resolution":          enum("How sure the search is.", "confident", "ambiguous", "no_confident_match"),
 			"reason":              str("A reason code: no_match, unavailable, incompatible, policy_hidden."),
+			"confidence":          number("Calibrated probability (0..1) that the first match is the one wanted."),
+			"decision":            enum("The route decision.", "confident", "clarify", "no_match", "unavailable", "incompatible", "policy_hidden"),
+			"fallback":            arr(ref("FallbackStep"), "What to do next when not confident, in order: observe, ask, read_only, hand_off, refuse."),
 			"missing_information": strs("What would tell ambiguous candidates apart."),
 			"matches":             arr(ref("Match"), "Ranked matches."),
 			"search_meta":         ref("SearchMeta"),
 		}, "query", "scope", "resolution", "matches", "search_meta"),
+		"PlanReason": object("One planned retriever and why.", false, m{
+			"retriever": str("The retriever."), "reason": str("Why the planner chose it."),
+		}, "retriever", "reason"),
+		"FallbackStep": object("One fallback step.", false, m{
+			"step":        enum("The step.", "observe", "ask", "read_only", "hand_off", "refuse"),
+			"resource_id": str("The capability the step uses."),
+		}, "step"),
 		"Match": object("One returned capability summary.", false, m{
 			"rank": integer("1-based rank."), "resource_type": resourceType, "resource_id": str("Capability id."),
 			"title": str("Title."), "summary": str("Summary."),
@@ -161,6 +171,7 @@ func openAPI() m {
 			"matched_symptoms": strs("Symptoms the query matched."), "side_effect": sideEffect, "risk_level": risk,
 			"requires_confirmation": boolean("A run needs the user's confirmation."), "availability": availability, "availability_reasons": strs("Why it is unavailable (such as an upstream MCP server that is down)."),
 			"score": number("Final score."), "next_step": ref("NextStep"), "explain": ref("Explanation"),
+			"warnings": strs("What to know before using it (deprecated)."),
 		}),
 		"NextStep": object("The meta-tool to call next and its arguments.", false, m{
 			"tool": str("capability_describe or capability_run."), "arguments": m{"type": "object", "additionalProperties": m{"type": "string"}, "description": "Its arguments."},
@@ -176,6 +187,7 @@ func openAPI() m {
 		"ScoreComponent": object("One named addend of a score.", false, m{"name": str("Name."), "value": number("Value.")}),
 		"SearchMeta": object("How the search ran.", false, m{
 			"planned_retrievers": strs("Planned."), "completed_retrievers": strs("Answered in time."),
+			"plan_reasons":         arr(ref("PlanReason"), "Why each planned retriever ran."),
 			"timed_out_retrievers": strs("Missed their deadline."), "pending_retrievers": strs("Still running when a streamed partial answer was sent."), "failed_retrievers": strs("Failed or panicked."),
 			"candidate_count": integer("Candidates gathered."), "returned_count": integer("Matches returned."),
 			"partial": boolean("Some retriever did not answer (or the update is not the final one)."),
@@ -205,7 +217,8 @@ func openAPI() m {
 			"produces": strs("What its output holds."), "timeout": str("Run timeout."), "network_policy": enum("Network a run may reach.", "none", "allowlist", "any"),
 			"availability": availability, "availability_reasons": strs("Why it is not available."),
 			"status": enum("Lifecycle.", "active", "deprecated", "offline"), "owner": str("Owner."),
-			"steps": arr(ref("RecipeStep"), "A recipe's steps."), "guidance": str("A pack's guidance."),
+			"warnings": strs("What to know before using it (deprecated)."),
+			"steps":    arr(ref("RecipeStep"), "A recipe's steps."), "guidance": str("A pack's guidance."),
 			"children": arr(ref("ListItem"), "A pack's children."), "next_step": ref("NextStep"),
 			"tool": anyObject("The action rendered as a tool, when format was given."),
 		}),

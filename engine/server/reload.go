@@ -121,7 +121,7 @@ func (s *Server) reload(ctx context.Context, why string) {
 	var all []*registry.Capability
 	seen := map[string]string{}
 	for _, d := range s.cfg.RegistryDirs {
-		caps, err := registry.LoadDir(d)
+		caps, err := registry.LoadDirWith(d, registry.LoadOptions{MaxFileBytes: s.cfg.Limits.MaxRegistryFileBytes})
 		if err != nil {
 			s.m.reloads.WithLabelValues("invalid").Inc()
 			logLintErrors(log, "registry directory refused: the current generation keeps serving", d, err)

@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/capdex/capdex/actors"
 	"github.com/capdex/capdex/engine"
 	"github.com/capdex/capdex/registry"
 )
@@ -118,12 +117,14 @@ func Open(ctx context.Context, cfg *Config, opts Options) (*Server, error) {
 	if opts.EngineOptions != nil {
 		opts.EngineOptions(&eo)
 	}
-	inner := eo.WrapRetriever
-	eo.WrapRetriever = func(next actors.RetrieveFunc) actors.RetrieveFunc {
+	// Per-retriever metrics come from the searches' own timings, not a wrapper, so that
+	// searches run on their caller as they do in the library.
+	inner := eo.RetrieverTimes
+	eo.RetrieverTimes = func(retriever string, took time.Duration) {
 		if inner != nil {
-			next = inner(next)
+			inner(retriever, took)
 		}
-		return s.m.wrapRetriever(next)
+		s.m.observeRetriever(retriever, took)
 	}
 	eng, err := engine.Open(ctx, eo)
 	if err != nil {

@@ -38,6 +38,7 @@
 //	meta/gen                    committed registry generation (u64)
 //	meta/audit                  JSON {seq, hash} of the last committed audit record
 //	meta/stage                  JSON {gen, audit_from, started, count} while a large PutAll runs
+//	meta/auditkey               JSON {from, mac}: the first audit record sealed with the audit key
 //	def/<id>/<version>          JSON of the definition as stored (registry.Capability)
 //	active/<id>/<gen>           pointer written at generation gen: version (u64), flags byte
 //	                            (1 deleted, 2 this commit wrote def/<id>/<version>), then the
@@ -102,4 +103,9 @@
 //     capability, so 10k take a few hundred milliseconds. Call them when the registry
 //     generation changes, not per request.
 //   - RawGet, RawSet and RawDelete bypass every rule; they exist for tests and repair tools.
+//   - Open refuses every registry and audit write (ErrCorrupt) of a directory whose
+//     meta/gen was deleted or rolled back below a stored definition, or whose audit head was
+//     deleted or rolled back below a stored record: a seed would hide the registry, an
+//     append would overwrite a record. VerifyAudit names the damage. With Options.AuditKey
+//     records carry an HMAC; see docs/audit.md for what that does and does not protect.
 package store

@@ -60,8 +60,9 @@ func (e *aliasError) Is(target error) bool { return target == e.alias }
 type ChainError struct {
 	// Seq is the sequence number of the first bad (or missing) record.
 	Seq uint64
-	// Reason says what is wrong: "missing", "undecodable", "not canonical", "seq mismatch",
-	// "prev mismatch", "hash mismatch" or "head mismatch".
+	// Reason says what is wrong: "missing", "undecodable", "seq mismatch", "prev mismatch",
+	// "hash mismatch", "head mismatch", "head missing: …", "past the head: …", "stray key …",
+	// and with an audit key "unsigned: …", "mac mismatch: …" or "key mark …".
 	Reason string
 }
 

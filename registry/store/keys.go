@@ -29,6 +29,8 @@ var (
 	keyGen    = []byte("meta/gen")
 	keyHead   = []byte("meta/audit")
 	keyStage  = []byte("meta/stage")
+	// keyAuditKey marks the first audit record sealed with the audit key (auditKeyMark).
+	keyAuditKey = []byte("meta/auditkey")
 )
 
 // formatVersion is the on-disk format this code reads and writes.

@@ -389,6 +389,9 @@ func (s *Store) putAllOneTxn(changes []change, gen uint64, now time.Time) error 
 	txn := s.db.NewTransaction(true)
 	defer txn.Discard()
 	head := s.head
+	if err := auditFree(txn, head.Seq+1); err != nil {
+		return err
+	}
 	for i := range changes {
 		ch := &changes[i]
 		if err := writeChange(txn.Set, ch, gen); err != nil {
@@ -399,7 +402,7 @@ func (s *Store) putAllOneTxn(changes []change, gen uint64, now time.Time) error 
 				return err
 			}
 		}
-		rec, b, err := seal(ch.rec, head, now)
+		rec, b, err := seal(ch.rec, head, now, s.opt.AuditKey)
 		if err != nil {
 			return err
 		}
@@ -427,6 +430,9 @@ func (s *Store) putAllOneTxn(changes []change, gen uint64, now time.Time) error 
 // readers ignore until meta/gen reaches it, then flips meta/gen and meta/audit in one commit.
 func (s *Store) putAllStaged(ctx context.Context, changes []change, gen uint64, now time.Time) (err error) {
 	s.staged.Add(1)
+	if err := s.db.View(func(txn *badger.Txn) error { return auditFree(txn, s.head.Seq+1) }); err != nil {
+		return wrapDB("import", err)
+	}
 	marker, _ := json.Marshal(stageMarker{Gen: gen, AuditFrom: s.head.Seq + 1, Started: now.UTC(), Count: len(changes)})
 	if err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(keyStage, marker) }); err != nil {
 		return wrapDB("import", err)
@@ -465,7 +471,7 @@ func (s *Store) putAllStaged(ctx context.Context, changes []change, gen uint64, 
 		if err := writeChange(b.set, ch, gen); err != nil {
 			return wrapDB("import", err)
 		}
-		rec, v, err := seal(ch.rec, head, now)
+		rec, v, err := seal(ch.rec, head, now, s.opt.AuditKey)
 		if err != nil {
 			return err
 		}
@@ -505,8 +511,12 @@ func (s *Store) putAllStaged(ctx context.Context, changes []change, gen uint64, 
 	return nil
 }
 
-// ensureClean finishes a cleanup that a failed import left. Caller holds wmu.
+// ensureClean refuses every audited write of a damaged store (see checkIntegrity and
+// adoptKey), and finishes a cleanup that a failed import left. Caller holds wmu.
 func (s *Store) ensureClean() error {
+	if s.refusal != nil {
+		return s.refusal
+	}
 	if !s.dirty {
 		return nil
 	}
@@ -933,6 +943,7 @@ func decodeDefs(raws [][]byte, ptrs []pointer) ([]*registry.Capability, error) {
 				if ptrs[i].Status != "" {
 					c.Status = ptrs[i].Status
 				}
+				registry.Intern(c)
 				out[i] = c
 			}
 		}()

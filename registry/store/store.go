@@ -38,6 +38,12 @@ type Options struct {
 	// (default 7 days). It is folded into the stored weights, so changing it between runs
 	// only changes how later uses and reads decay.
 	HistoryHalfLife time.Duration
+	// AuditKey, when set, seals every audit record appended from now on with the
+	// HMAC-SHA256 of its hash under this key, and VerifyAudit checks them: one who can write
+	// the data directory but does not hold the key cannot rebuild the chain. Keep it out of
+	// the data directory (ReadAuditKey refuses a key file inside it; see docs/audit.md). A
+	// store once keyed refuses audited writes without its key or with another one.
+	AuditKey []byte
 	// ValueLogGCInterval is how often large values (blobs over 64 KiB) are garbage collected
 	// from Badger's value log (default 10 minutes; negative disables; unused InMemory).
 	ValueLogGCInterval time.Duration
@@ -72,6 +78,9 @@ type Store struct {
 	// meta/gen, meta/audit and meta/stage.
 	wmu  sync.Mutex
 	head auditHead
+	// refusal, when set at Open, is returned by every audited write: the store is damaged
+	// (checkIntegrity) or its audit key is missing or wrong (adoptKey).
+	refusal error
 	// dirty is set when a failed PutAll may have left staged entries that the in-process
 	// rollback could not remove; the next writer removes them first.
 	dirty bool
@@ -124,6 +133,9 @@ func Open(opts Options) (*Store, error) {
 	}
 	if opts.BlockCacheSize <= 0 {
 		opts.BlockCacheSize = DefaultBlockCacheSize
+	}
+	if opts.AuditKey != nil && len(opts.AuditKey) < MinAuditKeyBytes {
+		return nil, fmt.Errorf("%w: AuditKey of %d bytes (want at least %d)", ErrInvalid, len(opts.AuditKey), MinAuditKeyBytes)
 	}
 	if opts.HistoryHalfLife <= 0 {
 		opts.HistoryHalfLife = DefaultHistoryHalfLife
@@ -197,7 +209,17 @@ func (s *Store) init() error {
 	if err := s.loadMeta(); err != nil {
 		return err
 	}
-	return s.cleanupStage()
+	if err := s.cleanupStage(); err != nil {
+		return err
+	}
+	if err := s.checkIntegrity(); err != nil {
+		if !errors.Is(err, ErrCorrupt) {
+			return err
+		}
+		s.refusal = fmt.Errorf("%w (registry and audit writes refused)", err)
+		s.log.Error("store: damaged data directory: registry and audit writes refused", "err", err)
+	}
+	return s.adoptKey()
 }
 
 // loadMeta reads meta/gen and meta/audit into the in-memory mirrors.

@@ -1,0 +1,135 @@
+package rank
+
+import (
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/capdex/capdex/registry"
+)
+
+// TestFitRecoversSignal fits samples whose labels follow one feature and checks that the
+// fitted probabilities track the truth (a calibrated model) and that the weight of a noise
+// feature stays small.
+func TestFitRecoversSignal(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var samples []Labelled
+	for i := 0; i < 4000; i++ {
+		var f [NumFeatures]float64
+		f[fCoverage] = r.Float64()
+		f[fTerms] = r.NormFloat64() // noise
+		p := sigmoid(8*f[fCoverage] - 4)
+		samples = append(samples, Labelled{Features: f, Correct: r.Float64() < p, Found: f[fCoverage] > 0.3})
+	}
+	m, err := Fit(samples, FitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, cov := range []float64{0.1, 0.5, 0.9} {
+		var f [NumFeatures]float64
+		f[fCoverage] = cov
+		pc, _ := m.Predict(f)
+		if want := sigmoid(8*cov - 4); math.Abs(pc-want) > 0.06 {
+			t.Errorf("coverage %.1f: p %.3f, want %.3f", cov, pc, want)
+		}
+	}
+	if w := m.Correct[1+fTerms]; math.Abs(w) > 0.15 {
+		t.Errorf("noise weight %.3f", w)
+	}
+	var lo, hi [NumFeatures]float64
+	lo[fCoverage], hi[fCoverage] = 0.1, 0.6
+	if _, f := m.Predict(lo); f > 0.2 {
+		t.Errorf("found at coverage 0.1: %.3f", f)
+	}
+	if _, f := m.Predict(hi); f < 0.8 {
+		t.Errorf("found at coverage 0.6: %.3f", f)
+	}
+	if _, err := Fit(nil, FitOptions{}); err == nil {
+		t.Error("Fit(nil) succeeded")
+	}
+}
+
+// TestDefaultModelFits: the embedded model matches this build's features (refit it with
+// `capdex calibrate model` when they change).
+func TestDefaultModelFits(t *testing.T) {
+	if DefaultModel() == nil {
+		_, err := DecodeModel(defaultModelJSON)
+		t.Fatalf("embedded confidence model unusable: %v", err)
+	}
+	if DefaultThresholds().Model == nil {
+		t.Fatal("default thresholds carry no model")
+	}
+}
+
+// TestDecodeModelRejects names what is wrong with a bad model.
+func TestDecodeModelRejects(t *testing.T) {
+	good, _ := json.Marshal(DefaultModel())
+	for name, edit := range map[string]func(*Model){
+		"short weights":  func(m *Model) { m.Correct = m.Correct[:3] },
+		"renamed":        func(m *Model) { m.Features = append([]string{"x"}, m.Features[1:]...) },
+		"zero scale":     func(m *Model) { m.Scale[0] = 0 },
+		"cut-off over 1": func(m *Model) { m.ConfidentAt = 2 },
+	} {
+		var m Model
+		if err := json.Unmarshal(good, &m); err != nil {
+			t.Fatal(err)
+		}
+		edit(&m)
+		b, _ := json.Marshal(&m)
+		if _, err := DecodeModel(b); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+		if _, err := DecodeThresholds([]byte(`{"floor":0,"confident":0,"margin":0,"model":` + string(b) + `}`)); err == nil {
+			t.Errorf("%s: thresholds accepted", name)
+		}
+	}
+	if _, err := DecodeModel([]byte(`{"bogus":1}`)); err == nil || !strings.Contains(err.Error(), "bogus") {
+		t.Errorf("unknown field: %v", err)
+	}
+}
+
+// TestResolveWithModel: with a model, the decision follows its two probabilities, and
+// Confidence reports the first.
+func TestResolveWithModel(t *testing.T) {
+	cands := func() []Candidate {
+		a := &registry.Capability{ID: "p.a", ResourceType: registry.TypeAction, Title: "A"}
+		b := &registry.Capability{ID: "p.b", ResourceType: registry.TypeAction, Title: "B"}
+		return []Candidate{
+			{Cap: a, Score: 0.05, Coverage: 0.9, Evidence: []Source{{Retriever: Lexical, Rank: 1, Raw: 9}}},
+			{Cap: b, Score: 0.01, Evidence: []Source{{Retriever: Lexical, Rank: 2, Raw: 2}}},
+		}
+	}
+	m := &Model{Features: FeatureNames[:], Mean: make([]float64, NumFeatures), Scale: make([]float64, NumFeatures),
+		Correct: make([]float64, NumFeatures+1), Found: make([]float64, NumFeatures+1), ConfidentAt: 0.8, NoMatchBelow: 0.3}
+	for i := range m.Scale {
+		m.Scale[i] = 1
+	}
+	th := Thresholds{Model: m}
+	for _, tt := range []struct {
+		name           string
+		correct, found float64 // the biases
+		want           registry.Resolution
+	}{
+		{"sure", 3, 3, registry.Confident},
+		{"found, unsure", 0, 3, registry.Ambiguous},
+		{"not found", 3, -3, registry.NoConfidentMatch},
+	} {
+		m.Correct[0], m.Found[0] = tt.correct, tt.found
+		cs := cands()
+		res, _, missing := Resolve(cs, Signals{}, th)
+		if res != tt.want {
+			t.Errorf("%s: %s, want %s", tt.name, res, tt.want)
+		}
+		if res == registry.Ambiguous && len(missing) == 0 {
+			t.Errorf("%s: ambiguous without missing_information", tt.name)
+		}
+		if c := Confidence(cs, Signals{}, th); math.Abs(c-sigmoid(tt.correct)) > 1e-9 {
+			t.Errorf("%s: confidence %v, want %v", tt.name, c, sigmoid(tt.correct))
+		}
+	}
+}
