@@ -119,6 +119,9 @@ func Capabilities(cfg Config, tools []*mcp.Tool) (packs []*registry.Capability, 
 				c.Summary = "Tools of the upstream MCP server " + cfg.Name + "."
 				c.Provenance = registry.Provenance{Provider: cfg.Name, Source: "upstream " + cfg.Name, Imported: true, Format: registry.FormatMCP}
 			} else {
+				// open, so that each server's pack may set any ACL (a child only narrows
+				// its pack's); it holds nothing but the servers' packs
+				c.ACL = registry.ACL{Discover: []string{"*"}, Describe: []string{"*"}, Execute: []string{"*"}}
 				c.Title = "MCP servers"
 				c.Summary = "Tools of upstream MCP servers, by server."
 			}

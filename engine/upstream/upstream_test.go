@@ -218,7 +218,7 @@ func TestCapabilities(t *testing.T) {
 	if errs := registry.Lint(all); len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	if len(packs) != 2 || packs[0].ID != "mcp" || packs[1].ID != "mcp.calc" || !packs[0].ACL.IsZero() || packs[1].ACL.Execute[0] != "dev" {
+	if len(packs) != 2 || packs[0].ID != "mcp" || packs[1].ID != "mcp.calc" || packs[0].ACL.Discover[0] != "*" || packs[1].ACL.Execute[0] != "dev" {
 		t.Fatalf("packs: %+v", packs)
 	}
 	w := actions["get.weather"]
