@@ -597,6 +597,9 @@ func TestSkipsExpiredRequests(t *testing.T) {
 	s := newSystem(t, Options{})
 	var calls atomic.Int32
 	blocking, release := make(chan struct{}), make(chan struct{})
+	var releaseOnce sync.Once
+	unblock := func() { releaseOnce.Do(func() { close(release) }) }
+	t.Cleanup(unblock) // runs before the system closes, so a failed test cannot hang on the held actor
 	retrieve := func(ctx context.Context, k index.Kind, _ *index.Query, _ *roaring.Bitmap, _ int) ([]index.Hit, error) {
 		if calls.Add(1) == 1 { // the first call holds the actor, ignoring ctx
 			close(blocking)
@@ -628,11 +631,11 @@ func TestSkipsExpiredRequests(t *testing.T) {
 			if ev := evidenceOf(t, f, index.Exact); ev.Outcome != TimedOut {
 				t.Errorf("evidence %+v, want timed out", ev)
 			}
-		case <-time.After(5 * time.Second):
+		case <-time.After(30 * time.Second): // the retriever is held until unblock: any bound tells
 			t.Fatal("a search waited for its blocked retriever")
 		}
 	}
-	close(release)
+	unblock()
 	waitFor(t, func() bool { return s.kinds[index.Exact][0].queued.Load() == 0 })
 	// one more search proves the backlog was drained (skipped) before it
 	if f := <-search(5 * time.Second); evidenceOf(t, f, index.Exact).Outcome != OK {
