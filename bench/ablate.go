@@ -221,12 +221,7 @@ func EvalToolsAblation(ctx context.Context, toolsPath, queriesPath string, eo en
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", toolsPath, err)
 	}
-	lq, err := readQueries(queriesPath)
-	if err != nil {
-		return nil, err
-	}
-	eo.Seed, eo.NoSync, eo.Dir = caps, true, ""
-	e, err := engine.Open(ctx, eo)
+	e, lq, err := openEval(ctx, caps, queriesPath, eo)
 	if err != nil {
 		return nil, err
 	}

@@ -211,17 +211,27 @@ func EvalToolsWith(ctx context.Context, toolsPath, queriesPath string, eo engine
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", toolsPath, err)
 	}
-	queries, err := readQueries(queriesPath)
-	if err != nil {
-		return nil, err
-	}
-	eo.Seed, eo.NoSync, eo.Dir = caps, true, ""
-	e, err := engine.Open(ctx, eo)
+	e, queries, err := openEval(ctx, caps, queriesPath, eo)
 	if err != nil {
 		return nil, err
 	}
 	defer e.Close()
 	return EvalQueries(ctx, e, queries, opts)
+}
+
+// openEval opens a temporary in-memory engine over caps with eo (its Seed, Dir and NoSync
+// replaced) and reads the labelled queries of queriesPath.
+func openEval(ctx context.Context, caps []*registry.Capability, queriesPath string, eo engine.Options) (*engine.Engine, []LabelledQuery, error) {
+	queries, err := readQueries(queriesPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	eo.Seed, eo.NoSync, eo.Dir = caps, true, ""
+	e, err := engine.Open(ctx, eo)
+	if err != nil {
+		return nil, nil, err
+	}
+	return e, queries, nil
 }
 
 func readQueries(path string) ([]LabelledQuery, error) {

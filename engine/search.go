@@ -441,8 +441,7 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 	th := *e.thresh.Load()
 	sig := sc.signals
 	sig.PolicyHidden = sc.policyHidden()
-	res, reason, missing := rank.Resolve(cands, sig, th)
-	conf := rank.Confidence(cands, sig, th)
+	res, reason, missing, conf := rank.ResolveConfidence(cands, sig, th)
 	if sc.sampling && g.Final {
 		sc.sample = rank.SampleOf(cands, sig, sc.expected)
 	}

@@ -123,10 +123,22 @@ func pruneEqualsFull(t *testing.T, r *rand.Rand) {
 							t.Fatalf("sample %+v, pruned %+v", x, y)
 						}
 					}
+					c := clone(full)
+					d := clone(cands) // pruned like b, resolved by ResolveConfidence
+					Fuse(d, w)
+					Rerank(d, s, opts)
 					resA, reasonA, missA := Resolve(a, s, th)
 					resB, reasonB, missB := Resolve(b, s, th)
 					if resA != resB || reasonA != reasonB || !slices.Equal(missA, missB) {
 						t.Fatalf("prune %d: resolve %s %s %q, pruned %s %s %q", prune, resA, reasonA, missA, resB, reasonB, missB)
+					}
+					// ResolveConfidence is Resolve then Confidence, reading the model once
+					resC, reasonC, missC, confC := ResolveConfidence(c, s, th)
+					if confA := Confidence(a, s, th); resC != resA || reasonC != reasonA || !slices.Equal(missC, missA) || confC != confA {
+						t.Fatalf("ResolveConfidence %s %s %q %v, Resolve and Confidence %s %s %q %v", resC, reasonC, missC, confC, resA, reasonA, missA, confA)
+					}
+					if resD, reasonD, missD, confD := ResolveConfidence(d, s, th); resD != resB || reasonD != reasonB || !slices.Equal(missD, missB) || confD != Confidence(b, s, th) {
+						t.Fatalf("pruned ResolveConfidence %s %s %q %v, Resolve %s %s %q", resD, reasonD, missD, confD, resB, reasonB, missB)
 					}
 					do := DefaultDiversifyOptions()
 					do.Ambiguous = resA == registry.Ambiguous

@@ -42,6 +42,23 @@ const (
 // tools (entities) they differ by, read only versus change (side effects), the actions
 // (primary intents), or else their titles; in Chinese when s.Lang is "zh".
 func Resolve(cands []Candidate, s Signals, t Thresholds) (res registry.Resolution, reason string, missing []string) {
+	return resolve(cands, s, t, nil)
+}
+
+// ResolveConfidence returns Resolve's answer and Confidence's, reading the model once
+// where Resolve already did.
+func ResolveConfidence(cands []Candidate, s Signals, t Thresholds) (res registry.Resolution, reason string, missing []string, conf float64) {
+	conf = -1
+	res, reason, missing = resolve(cands, s, t, &conf)
+	if conf < 0 {
+		conf = Confidence(cands, s, t)
+	}
+	return res, reason, missing, conf
+}
+
+// resolve is Resolve; when it reads the model for a candidate Features accepts, it stores the
+// top answer's probability (what Confidence returns) in *conf, when conf is not nil.
+func resolve(cands []Candidate, s Signals, t Thresholds, conf *float64) (res registry.Resolution, reason string, missing []string) {
 	noMatch := ReasonNoMatch
 	if s.PolicyHidden {
 		noMatch = ReasonPolicyHidden
@@ -93,8 +110,11 @@ func Resolve(cands []Candidate, s Signals, t Thresholds) (res registry.Resolutio
 	}
 	best := &cands[b]
 	if t.Model != nil {
-		f, _ := Features(cands, s)
+		f, ok := Features(cands, s)
 		pc, pf := t.Model.Predict(f)
+		if conf != nil && ok {
+			*conf = pc
+		}
 		switch {
 		case s.Browse:
 			return registry.Ambiguous, "", missingInfo(cands, b, t, s)
