@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,20 +66,28 @@ func benchBatchImport(b *testing.B, caps []*registry.Capability) {
 	b.ReportMetric(reopenCPU.Seconds(), "reopen-cpu-s")
 }
 
-// lintClean returns caps with the ACL and tenants of every capability that fails registry.Lint replaced
-// by its pack's (the generated catalogue gives a few nested packs an ACL wider than their
-// parent's, which Options.Seed accepts and Import refuses).
+// lintClean returns caps with the ACL and tenants of every capability that lint finds
+// wider than its pack's replaced by its pack's (the generated catalogue gives a few nested
+// packs an ACL or tenants wider than their parent's, which Options.Seed accepts and Import
+// refuses). It lints copies without schemas, so that the schema cache stays cold for the
+// import measured, and looks only at the ACL and tenant rules.
 func lintClean(b *testing.B, caps []*registry.Capability) []*registry.Capability {
 	byID := make(map[string]*registry.Capability, len(caps))
 	for _, c := range caps {
 		byID[c.ID] = c
 	}
 	for range 4 {
-		errs := registry.Lint(caps)
-		if len(errs) == 0 {
-			return caps
+		bare := make([]*registry.Capability, len(caps))
+		for i, c := range caps {
+			d := *c
+			d.ArgumentsSchema, d.OutputSchema = nil, nil
+			bare[i] = &d
 		}
-		for _, le := range errs {
+		fixed := 0
+		for _, le := range registry.Lint(bare) {
+			if !strings.HasPrefix(le.Field, "acl.") && le.Field != "tenants" {
+				continue
+			}
 			c, p := byID[le.ID], byID[registry.Parent(le.ID)]
 			if c == nil || p == nil {
 				b.Fatalf("generated catalogue: %v", le)
@@ -86,11 +95,15 @@ func lintClean(b *testing.B, caps []*registry.Capability) []*registry.Capability
 			d := c.Clone()
 			d.ACL, d.Tenants = p.ACL, p.Tenants
 			byID[d.ID] = d
+			fixed++
+		}
+		if fixed == 0 {
+			return caps
 		}
 		for i, c := range caps {
 			caps[i] = byID[c.ID]
 		}
 	}
-	b.Fatalf("generated catalogue does not lint clean: %v", registry.Lint(caps))
+	b.Fatal("generated catalogue: ACLs still wider than their packs' after 4 rounds")
 	return nil
 }
