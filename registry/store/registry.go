@@ -22,7 +22,7 @@ import (
 // change is one planned registry change of Put, Create or PutAll.
 type change struct {
 	c      *registry.Capability
-	data   []byte  // the definition's JSON, as stored
+	data   []byte  // the definition's encoding, as stored (encodeDef)
 	old    pointer // the committed pointer, when hadOld
 	oldKey []byte
 	hadOld bool
@@ -44,16 +44,37 @@ func validateCap(c *registry.Capability) error {
 	return nil
 }
 
-// encodeDef returns the JSON stored for c, with its schema digest computed afresh
-// (registry.Digest), so a stored definition never carries a stale digest.
-func encodeDef(c *registry.Capability) ([]byte, error) {
+// encodedDef is a definition as stored: its binary encoding (encodeDefBinary) and the
+// digest its audit record carries, the SHA-256 of its JSON (as in stores that kept JSON).
+type encodedDef struct {
+	data   []byte
+	digest string
+}
+
+// encodeDef returns what is stored for c, with its schema digest computed afresh
+// (registry.Digest), so a stored definition never carries a stale digest. A definition
+// that does not marshal to JSON (a schema that is not JSON, a budget that is not a
+// number) is ErrInvalid.
+func encodeDef(c *registry.Capability) (encodedDef, error) {
 	d := *c
 	d.Provenance.SchemaDigest = registry.Digest(c)
 	b, err := json.Marshal(&d)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, c.ID, err)
+		return encodedDef{}, fmt.Errorf("%w: %s: %v", ErrInvalid, c.ID, err)
 	}
-	return b, nil
+	return encodedDef{data: encodeDefBinary(&d), digest: digestOf(b)}, nil
+}
+
+// decodeDef decodes a stored definition, binary or (from earlier stores) JSON.
+func decodeDef(v []byte) (*registry.Capability, error) {
+	if len(v) > 0 && v[0] == '{' {
+		c := new(registry.Capability)
+		if err := json.Unmarshal(v, c); err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
+	return decodeDefBinary(v)
 }
 
 // parallel calls fn(0..n-1) in chunks on up to GOMAXPROCS goroutines and returns when all
@@ -84,11 +105,11 @@ func sameDef(stored []byte, data []byte, c *registry.Capability) (bool, error) {
 	if bytes.Equal(stored, data) {
 		return true, nil
 	}
-	var old registry.Capability
-	if err := json.Unmarshal(stored, &old); err != nil {
+	old, err := decodeDef(stored)
+	if err != nil {
 		return false, err
 	}
-	return registry.Equal(&old, c), nil
+	return registry.Equal(old, c), nil
 }
 
 // keyedPointer is a pointer with its key.
@@ -150,9 +171,10 @@ func latestPointer(txn *badger.Txn, id string, maxGen uint64) (p pointer, key []
 	return p, key, err == nil, err
 }
 
-// plan decides what storing c (encoded as data) means given the committed state as of gen.
+// plan decides what storing c (encoded as enc) means given the committed state as of gen.
 // known, when not nil, holds every committed pointer (see committedPointers), saving a lookup.
-func plan(txn *badger.Txn, c *registry.Capability, data []byte, gen uint64, create bool, known map[string]keyedPointer) (change, error) {
+func plan(txn *badger.Txn, c *registry.Capability, enc encodedDef, gen uint64, create bool, known map[string]keyedPointer) (change, error) {
+	data := enc.data
 	ch := change{c: c, data: data}
 	var old pointer
 	var oldKey []byte
@@ -167,7 +189,7 @@ func plan(txn *badger.Txn, c *registry.Capability, data []byte, gen uint64, crea
 		}
 	}
 	ch.old, ch.oldKey, ch.hadOld = old, oldKey, found
-	ch.rec = AuditRecord{Kind: KindRegistry, Action: c.ID, Version: c.Version, Digest: digestOf(data)}
+	ch.rec = AuditRecord{Kind: KindRegistry, Action: c.ID, Version: c.Version, Digest: enc.digest}
 	switch {
 	case !found:
 		ch.ptr = pointer{Version: c.Version, NewDef: true}
@@ -240,12 +262,12 @@ func (s *Store) putOne(ctx context.Context, c *registry.Capability, actor string
 	if err := validateCap(c); err != nil {
 		return err
 	}
-	data, err := encodeDef(c)
+	enc, err := encodeDef(c)
 	if err != nil {
 		return err
 	}
 	return s.commitOne(ctx, func(txn *badger.Txn, gen uint64) (*change, error) {
-		ch, err := plan(txn, c, data, gen, create, nil)
+		ch, err := plan(txn, c, enc, gen, create, nil)
 		if err != nil || ch.noop {
 			return nil, err
 		}
@@ -325,7 +347,7 @@ func (s *Store) PutAll(ctx context.Context, caps []*registry.Capability, actor s
 		}
 		seen[c.ID] = true
 	}
-	datas := make([][]byte, len(caps))
+	datas := make([]encodedDef, len(caps))
 	parallel(len(caps), func(i int) {
 		if bad[i] == nil {
 			datas[i], bad[i] = encodeDef(caps[i])
@@ -776,11 +798,11 @@ func getDef(txn *badger.Txn, id string, version int) (*registry.Capability, erro
 	if err != nil {
 		return nil, err
 	}
-	var c registry.Capability
-	if err := json.Unmarshal(v, &c); err != nil {
+	c, err := decodeDef(v)
+	if err != nil {
 		return nil, fmt.Errorf("%w: %s@%d: %v", ErrCorrupt, id, version, err)
 	}
-	return &c, nil
+	return c, nil
 }
 
 // Get returns version of id, or its active version when version is 0. A version above the
@@ -1023,8 +1045,8 @@ func decodeDefs(raws [][]byte, ptrs []pointer) ([]*registry.Capability, error) {
 	out := make([]*registry.Capability, len(raws))
 	errs := make([]error, len(raws))
 	parallel(len(raws), func(i int) {
-		c := new(registry.Capability)
-		if err := json.Unmarshal(raws[i], c); err != nil {
+		c, err := decodeDef(raws[i])
+		if err != nil {
 			errs[i] = fmt.Errorf("%w: definition: %v", ErrCorrupt, err)
 			return
 		}
