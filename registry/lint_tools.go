@@ -8,7 +8,7 @@ import "strings"
 // name is affected (LintAffected): on a registry that linted clean, a collision between two
 // capabilities neither of which changed cannot arise.
 func (l *linter) toolNames(caps []*Capability, affected func(*Capability) bool) {
-	seen := map[string]string{} // hashed names only: usually none
+	seen := map[string]string{}  // hashed names only: usually none
 	touched := map[string]bool{} // names held by an affected capability seen so far
 	for _, c := range caps {
 		// distinct ids get distinct names unless hashed (see ToolName); invalid ids are
