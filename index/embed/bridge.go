@@ -1,0 +1,144 @@
+package embed
+
+import (
+	_ "embed" // bridge_zh_en.txt
+	"math"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/capdex/capdex/index/text"
+)
+
+// bridgeData is the cross-language bridge: one Chinese word a line, then the English words
+// of its short CC-CEDICT glosses ("删除 delete cancel"). It is derived data, CC BY-SA 4.0
+// like CC-CEDICT; cmd/genbridge writes it (see its documentation for the input used).
+//
+//go:generate go run ../../cmd/genbridge -in cedict_ts.u8 -out bridge_zh_en.txt
+//go:embed bridge_zh_en.txt
+var bridgeData string
+
+// weightBridge is the total weight of the English word features one bridged Chinese word
+// gives (each of its n words weighs weightBridge/sqrt(n)): below a written word's, since a
+// gloss is a translation of one sense, not the text itself.
+const weightBridge = 0.8
+
+// Bridged Chinese words are 2 to bridgeMaxRunes runes (cmd/genbridge's selection).
+const (
+	bridgeMinRunes = 2
+	bridgeMaxRunes = 4
+)
+
+// bridge maps a Chinese word to the word keys (text.Scanner keys: folded and stemmed, as
+// Hashed hashes English words) of its glosses.
+type bridge struct {
+	keys map[string][]string
+}
+
+// defaultBridge parses bridgeData once.
+var defaultBridge = sync.OnceValue(func() *bridge { return parseBridge(bridgeData) })
+
+// parseBridge reads the bridge format; lines that are blank, comments, or have no English
+// word left after scanning are skipped (the file is generated, so nothing is an error).
+func parseBridge(data string) *bridge {
+	b := &bridge{keys: make(map[string][]string, strings.Count(data, "\n"))}
+	var sc text.Scanner
+	for line := range strings.Lines(data) {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		zh, en, ok := strings.Cut(line, " ")
+		if !ok {
+			continue
+		}
+		if n := utf8.RuneCountInString(zh); n < bridgeMinRunes || n > bridgeMaxRunes {
+			continue
+		}
+		var keys []string
+		sc.Reset(en)
+		for sc.Next() {
+			if sc.Kind() != text.KindWord {
+				continue
+			}
+			key, stop := sc.Key()
+			if stop || containsStr(keys, key) {
+				continue
+			}
+			keys = append(keys, strings.Clone(key))
+		}
+		if len(keys) > 0 {
+			b.keys[zh] = keys
+		}
+	}
+	sc.Reset("")
+	return b
+}
+
+func containsStr(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// bridgeBuckets is a bridge hashed for one Hashed: each Chinese word's English word
+// buckets, at span[w] = (offset, count) into buckets, and the weight each gets.
+type bridgeBuckets struct {
+	span    map[string]uint64
+	buckets []uint32
+	weight  []float32 // by count: weightBridge/sqrt(count)
+}
+
+func newBridgeBuckets(h *Hashed, b *bridge) *bridgeBuckets {
+	bb := &bridgeBuckets{span: make(map[string]uint64, len(b.keys))}
+	most := 0
+	for zh, keys := range b.keys {
+		off := len(bb.buckets)
+		for _, k := range keys {
+			bb.buckets = append(bb.buckets, h.bucket(nsWord, k))
+		}
+		bb.span[zh] = uint64(off)<<32 | uint64(len(keys))
+		most = max(most, len(keys))
+	}
+	bb.weight = make([]float32, most+1)
+	for n := 1; n <= most; n++ {
+		bb.weight[n] = float32(weightBridge / math.Sqrt(float64(n)))
+	}
+	return bb
+}
+
+// features appends the bridge features of a CJK run: the run is segmented by forward
+// maximum matching against the bridge (longest word first, 4 runes down to 2; a rune
+// no word starts at is skipped), and each word found adds its English word features.
+func (bb *bridgeBuckets) features(feats []feat, run string) []feat {
+	var offs [bridgeMaxRunes + 1]int
+	for i := 0; i < len(run); {
+		// offs[k] is the byte offset of the k-th rune after i
+		n := 0
+		offs[0] = i
+		for j := i; n < bridgeMaxRunes && j < len(run); n++ {
+			_, size := utf8.DecodeRuneInString(run[j:])
+			j += size
+			offs[n+1] = j
+		}
+		step := offs[1] - i
+		for k := n; k >= bridgeMinRunes; k-- {
+			sp, ok := bb.span[run[i:offs[k]]]
+			if !ok {
+				continue
+			}
+			off, cnt := uint32(sp>>32), uint32(sp)
+			w := bb.weight[cnt]
+			for _, b := range bb.buckets[off : off+cnt] {
+				feats = append(feats, mkFeat(b, w))
+			}
+			step = offs[k] - i
+			break
+		}
+		i += step
+	}
+	return feats
+}
