@@ -3,6 +3,7 @@ package embed
 import (
 	_ "embed" // bridge_zh_en.txt
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -30,9 +31,21 @@ const (
 )
 
 // bridge maps a Chinese word to the word keys (text.Scanner keys: folded and stemmed, as
-// Hashed hashes English words) of its glosses.
+// Hashed hashes English words) of its glosses: span[word] = offset<<32 | count into keys.
+// Keys are interned, so the many words sharing a gloss share its key.
 type bridge struct {
-	keys map[string][]string
+	span map[string]uint64
+	keys []string
+}
+
+// wordKeys returns a Chinese word's English word keys.
+func (b *bridge) wordKeys(zh string) ([]string, bool) {
+	sp, ok := b.span[zh]
+	if !ok {
+		return nil, false
+	}
+	off, cnt := uint32(sp>>32), uint32(sp)
+	return b.keys[off : off+cnt], true
 }
 
 // defaultBridge parses bridgeData once.
@@ -41,8 +54,10 @@ var defaultBridge = sync.OnceValue(func() *bridge { return parseBridge(bridgeDat
 // parseBridge reads the bridge format; lines that are blank, comments, or have no English
 // word left after scanning are skipped (the file is generated, so nothing is an error).
 func parseBridge(data string) *bridge {
-	b := &bridge{keys: make(map[string][]string, strings.Count(data, "\n"))}
+	n := strings.Count(data, "\n")
+	b := &bridge{span: make(map[string]uint64, n), keys: make([]string, 0, 2*n)}
 	var sc text.Scanner
+	seen := map[string][]string{} // an English word → its keys, scanned once
 	for line := range strings.Lines(data) {
 		line = strings.TrimSpace(line)
 		if line == "" || line[0] == '#' {
@@ -55,53 +70,49 @@ func parseBridge(data string) *bridge {
 		if n := utf8.RuneCountInString(zh); n < bridgeMinRunes || n > bridgeMaxRunes {
 			continue
 		}
-		var keys []string
-		sc.Reset(en)
-		for sc.Next() {
-			if sc.Kind() != text.KindWord {
-				continue
+		off := len(b.keys)
+		for _, w := range strings.Fields(en) {
+			keys, ok := seen[w]
+			if !ok {
+				sc.Reset(w)
+				for sc.Next() {
+					if key, stop := sc.Key(); sc.Kind() == text.KindWord && !stop {
+						keys = append(keys, strings.Clone(key))
+					}
+				}
+				seen[w] = keys
 			}
-			key, stop := sc.Key()
-			if stop || containsStr(keys, key) {
-				continue
+			for _, k := range keys {
+				if !slices.Contains(b.keys[off:], k) {
+					b.keys = append(b.keys, k)
+				}
 			}
-			keys = append(keys, strings.Clone(key))
 		}
-		if len(keys) > 0 {
-			b.keys[zh] = keys
+		if cnt := len(b.keys) - off; cnt > 0 {
+			b.span[zh] = uint64(off)<<32 | uint64(cnt)
 		}
 	}
 	sc.Reset("")
+	b.keys = slices.Clip(b.keys)
 	return b
 }
 
-func containsStr(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// bridgeBuckets is a bridge hashed for one Hashed: each Chinese word's English word
-// buckets, at span[w] = (offset, count) into buckets, and the weight each gets.
+// bridgeBuckets is a bridge hashed for one Hashed: buckets[i] is the bucket of keys[i], and
+// weight[n] the weight of each word feature of a Chinese word with n (weightBridge/sqrt(n)).
 type bridgeBuckets struct {
-	span    map[string]uint64
+	b       *bridge
 	buckets []uint32
-	weight  []float32 // by count: weightBridge/sqrt(count)
+	weight  []float32
 }
 
 func newBridgeBuckets(h *Hashed, b *bridge) *bridgeBuckets {
-	bb := &bridgeBuckets{span: make(map[string]uint64, len(b.keys))}
+	bb := &bridgeBuckets{b: b, buckets: make([]uint32, len(b.keys))}
+	for i, k := range b.keys {
+		bb.buckets[i] = h.bucket(nsWord, k)
+	}
 	most := 0
-	for zh, keys := range b.keys {
-		off := len(bb.buckets)
-		for _, k := range keys {
-			bb.buckets = append(bb.buckets, h.bucket(nsWord, k))
-		}
-		bb.span[zh] = uint64(off)<<32 | uint64(len(keys))
-		most = max(most, len(keys))
+	for _, sp := range b.span {
+		most = max(most, int(uint32(sp)))
 	}
 	bb.weight = make([]float32, most+1)
 	for n := 1; n <= most; n++ {
@@ -126,7 +137,7 @@ func (bb *bridgeBuckets) features(feats []feat, run string) []feat {
 		}
 		step := offs[1] - i
 		for k := n; k >= bridgeMinRunes; k-- {
-			sp, ok := bb.span[run[i:offs[k]]]
+			sp, ok := bb.b.span[run[i:offs[k]]]
 			if !ok {
 				continue
 			}

@@ -200,7 +200,7 @@ func TestHashedBridge(t *testing.T) {
 			t.Errorf("cos(%q, %q) = %.3f, not above cos(…, %q) = %.3f", tt.query, tt.better, b, tt.worse, w)
 		}
 	}
-	if got := defaultBridge().keys["删除"]; len(got) == 0 || got[0] != "delet" && got[0] != "delete" {
+	if got, _ := defaultBridge().wordKeys("删除"); len(got) == 0 || got[0] != "delet" && got[0] != "delete" {
 		t.Errorf("bridge of 删除 = %q, want the key of delete first", got)
 	}
 }
