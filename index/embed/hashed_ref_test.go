@@ -173,7 +173,7 @@ func (h *Hashed) refBridgeFeatures(feats []feat, run string) []feat {
 	for i := 0; i < len(rs); {
 		n := 1
 		for k := min(bridgeMaxRunes, len(rs)-i); k >= bridgeMinRunes; k-- {
-			keys, ok := b.wordKeys(string(rs[i:i+k]))
+			keys, ok := b.wordKeys(string(rs[i : i+k]))
 			if !ok {
 				continue
 			}
