@@ -13,9 +13,9 @@ import (
 
 // bridgeData is the cross-language bridge: one Chinese word a line, then the English words
 // of its short CC-CEDICT glosses ("删除 delete cancel"). It is derived data, CC BY-SA 4.0
-// like CC-CEDICT; cmd/genbridge writes it (see its documentation for the input used).
+// like CC-CEDICT; cmd/genbridge writes it from a CC-CEDICT file (docs/semantic.md gives the
+// steps and the input used).
 //
-//go:generate go run ../../cmd/genbridge -in cedict_ts.u8 -out bridge_zh_en.txt
 //go:embed bridge_zh_en.txt
 var bridgeData string
 
