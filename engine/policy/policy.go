@@ -248,3 +248,23 @@ func containsOS(list []string, os string) bool {
 	}
 	return false
 }
+
+// Unusable says whether the caller's context keeps c from running now, whatever its gates:
+// the unavailable and incompatible classes of Availability (health down, offline, disabled,
+// budget; supported_os, required_executors, agent runtime, regions, feature flags). It
+// returns that class with its reasons, or "" and nil. Run refuses such an action before
+// its handler is reached; the caller's gates are judged separately (Check, Disclose), and
+// first, so nothing of a capability the caller may not discover is told.
+func Unusable(c *registry.Capability, rc *registry.RuntimeContext) (registry.Availability, []string) {
+	class, reasons := Availability(c, rc)
+	if class != registry.Unavailable && class != registry.Incompatible {
+		return "", nil
+	}
+	out := make([]string, 0, len(reasons))
+	for _, r := range reasons {
+		if strings.HasPrefix(r, string(registry.Unavailable)+": ") || strings.HasPrefix(r, string(registry.Incompatible)+": ") {
+			out = append(out, r)
+		}
+	}
+	return class, out
+}
