@@ -189,11 +189,18 @@ func TestMatchSeed003Ontology(t *testing.T) {
 }
 
 // TestMatchRiskSignalsMeetSymptoms: a risk signal finds the rule that declares it as a
-// symptom, on the built-in registry too, where before it met only risk words
-// (read_only, high_risk ...) and the invoice check came first.
+// symptom, on the built-in registry, where before it met only risk words (read_only,
+// high_risk ...) and the invoice verification or the claim submission came first.
 func TestMatchRiskSignalsMeetSymptoms(t *testing.T) {
 	e := open(t, engine.Options{})
-	for _, q := range []string{"检查一下这张发票", "check this invoice"} {
+	for _, q := range []string{"verify this invoice", "review this expense claim"} {
+		plain, err := e.Search(context.Background(), registry.SearchRequest{Query: q}, dev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(plain); len(got) > 0 && got[0] == "reimbursement.rules.duplicate_invoice" {
+			t.Fatalf("%q alone already finds the duplicate rule first: the case tests nothing", q)
+		}
 		resp, err := e.Search(context.Background(), registry.SearchRequest{Query: q,
 			Match: &registry.StructuredMatch{RiskSignals: []string{"duplicate_invoice"}}}, dev)
 		if err != nil {
