@@ -447,3 +447,36 @@ func TestRunRefusesUnusableContext(t *testing.T) {
 		t.Errorf("search did not show %v: %v", want, ids(resp))
 	}
 }
+
+// TestMatchConcurrent: searches with structured matches share the filter caches of a
+// generation (run with -race).
+func TestMatchConcurrent(t *testing.T) {
+	e := openSeed003(t)
+	matches := []registry.StructuredMatch{{Domain: "hr"}, {NextStep: "run_rule"}, {Scenario: "invoice_validation", NextStep: "run_skill"}, {Domain: "travel"}}
+	want := make([][]string, len(matches))
+	for i := range matches {
+		want[i] = ids(search003(t, e, "检查发票", &matches[i]))
+	}
+	done := make(chan error, 8)
+	for g := range 8 {
+		go func() {
+			for i := range 40 {
+				k := (g + i) % len(matches)
+				resp, err := e.Search(context.Background(), registry.SearchRequest{Query: "检查发票", Limit: 10, Match: &matches[k]}, dev)
+				if err == nil && !slices.Equal(ids(resp), want[k]) {
+					err = errors.New("match " + matches[k].Domain + matches[k].NextStep + ": " + strings.Join(ids(resp), ",") + " != " + strings.Join(want[k], ","))
+				}
+				if err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}
