@@ -426,6 +426,17 @@ func TestRunRefusesUnusableContext(t *testing.T) {
 		t.Errorf("hidden: %+v", res)
 	}
 
+	// named by its id, the action for another OS is answered incompatible (it was
+	// policy_hidden), and nothing of the hidden one is told
+	for id, want := range map[string]string{"ctx.other_os": "incompatible", "ctx.down": "unavailable", "ctx.region": "incompatible", "ctx.hidden": "no_match"} {
+		resp, err := e.Search(context.Background(), registry.SearchRequest{Query: id}, rc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Decision != want || resp.Resolution != registry.NoConfidentMatch {
+			t.Errorf("search %s: %s %s, want decision %s", id, resp.Resolution, resp.Decision, want)
+		}
+	}
 	resp, err := e.Search(context.Background(), registry.SearchRequest{Query: "echo the message context check", Limit: 10}, rc)
 	if err != nil {
 		t.Fatal(err)

@@ -481,6 +481,9 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 	sig := sc.signals
 	sig.PolicyHidden = sc.policyHidden()
 	res, reason, missing, conf := rank.ResolveConfidence(cands, sig, th)
+	if reason == rank.ReasonPolicyHidden && sc.namedIncompatible() {
+		reason = rank.ReasonIncompatible // named, discoverable, but made for another os
+	}
 	if sc.sampling && g.Final {
 		sc.sample = rank.SampleOf(cands, sig, sc.expected)
 	}
@@ -672,6 +675,29 @@ func (sc *searchCtx) policyHidden() bool {
 		}
 	}
 	return false
+}
+
+// namedIncompatible reports whether every id the query names that policyHidden counts is
+// hidden by the caller's os alone (the pre-filter drops what supported_os excludes): the
+// answer is then incompatible (seed 004), not policy_hidden.
+func (sc *searchCtx) namedIncompatible() bool {
+	snap := sc.st.gen.Snapshot()
+	found := false
+	for _, id := range sc.parsed.IDs {
+		d, ok := snap.DocID(id)
+		if !ok || sc.allow.Contains(d) {
+			continue
+		}
+		c := snap.Caps[d]
+		if !policy.Check(c, sc.rc, registry.GateDiscover).Allowed {
+			continue
+		}
+		if class, _ := policy.Unusable(c, sc.rc); class != registry.Incompatible || sc.rc.OS == "" || len(c.SupportedOS) == 0 {
+			return false
+		}
+		found = true
+	}
+	return found
 }
 
 func (sc *searchCtx) match(n int, c *rank.Candidate) registry.Match {
