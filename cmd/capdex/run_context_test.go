@@ -47,3 +47,31 @@ func TestCLIRunIncompatible(t *testing.T) {
 		t.Errorf("run: exit %d\n%s%s", code, out, errs)
 	}
 }
+
+// TestCLISearchMatch: capdex search --match filters by next_step, says which filter
+// emptied an answer, and refuses unknown fields and values naming them.
+func TestCLISearchMatch(t *testing.T) {
+	home := t.TempDir()
+	var resp struct {
+		Matches []struct {
+			ResourceID string `json:"resource_id"`
+		}
+	}
+	cliJSON(t, home, &resp, "search", "--match", `{"next_step":"call_mcp"}`, "--limit", "10", "检查一下这张发票")
+	if len(resp.Matches) != 1 || resp.Matches[0].ResourceID != "reimbursement.invoice.verify" {
+		t.Errorf("--match next_step call_mcp: %+v", resp.Matches)
+	}
+	out, _, code := cli(t, home, "search", "--match", `{"domain":"finance","next_step":"delegate_agent"}`, "发票")
+	if code != 0 || !strings.Contains(out, `because: match.domain "finance"`) {
+		t.Errorf("emptied: exit %d\n%s", code, out)
+	}
+	for _, bad := range []struct{ match, says string }{
+		{`{"next":"run_rule"}`, "--match"},
+		{`{"next_step":"run_rules"}`, "match.next_step"},
+	} {
+		out, errs, code := cli(t, home, "search", "--match", bad.match, "发票")
+		if code != 2 || !strings.Contains(errs, bad.says) {
+			t.Errorf("--match %s: exit %d %s%s", bad.match, code, out, errs)
+		}
+	}
+}
