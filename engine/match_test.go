@@ -108,6 +108,24 @@ const seed003YAML = `
   arguments_schema: {type: object}
   output_schema: {type: object}
   handler: {kind: go, name: echo}
+- id: expense.split_invoice
+  version: 1
+  resource_type: action
+  capability_type: rule
+  title: 拆单报销识别规则
+  summary: "Rule: detects one purchase split into several invoices to stay under the approval limit."
+  when_to_use: [tests]
+  aliases: [split invoice detection, 拆分发票]
+  intents: [validate]
+  domain: reimbursement
+  scenarios: [reimbursement_audit]
+  side_effect: R
+  risk_level: low
+  owner: t
+  status: active
+  arguments_schema: {type: object}
+  output_schema: {type: object}
+  handler: {kind: go, name: echo}
 - {id: hr, version: 1, resource_type: pack, title: 人事, owner: t, status: active, domain: hr, acl: {discover: ["*"], describe: ["*"], execute: ["*"]}}
 - id: hr.leave_balance
   version: 1
@@ -214,6 +232,19 @@ func TestMatchRiskSignalsMeetSymptoms(t *testing.T) {
 	}
 }
 
+// TestMatchRiskSignalsMeetRuleText: a risk signal finds a rule that mentions it in its
+// words without declaring it as a symptom.
+func TestMatchRiskSignalsMeetRuleText(t *testing.T) {
+	e := openSeed003(t)
+	m := &registry.StructuredMatch{RiskSignals: []string{"split_invoice"}}
+	if got := ids(search003(t, e, "review this claim", m)); len(got) == 0 || got[0] != "expense.split_invoice" {
+		t.Errorf("review this claim, risk_signals [split_invoice]: %v, want expense.split_invoice first", got)
+	}
+	if got := ids(search003(t, e, "看看这个有没有问题", m)); !slices.Contains(got, "expense.split_invoice") {
+		t.Errorf("看看这个有没有问题, risk_signals [split_invoice]: %v, want expense.split_invoice among them", got)
+	}
+}
+
 // TestMatchHardFilters: next_step, capability_types, domain and scenario keep only what
 // passes them, whatever the words ask for; a filter that leaves nothing answers no_match
 // with a reason naming it, the same whether or not a capability hidden from the caller
@@ -228,10 +259,10 @@ func TestMatchHardFilters(t *testing.T) {
 	}{
 		{"next_step run_skill", registry.StructuredMatch{NextStep: "run_skill"}, []string{"expense.risk_explanation"}},
 		{"next_step family retrieve", registry.StructuredMatch{NextStep: "retrieve"}, []string{"expense.policy_search"}},
-		{"capability_types", registry.StructuredMatch{CapabilityTypes: []string{"rule"}}, []string{"expense.amount_limit", "expense.duplicate_invoice", "hr.leave_balance"}},
+		{"capability_types", registry.StructuredMatch{CapabilityTypes: []string{"rule"}}, []string{"expense.amount_limit", "expense.duplicate_invoice", "expense.split_invoice", "hr.leave_balance"}},
 		{"domain", registry.StructuredMatch{Domain: "HR"}, []string{"hr", "hr.leave_balance"}},
-		{"scenario", registry.StructuredMatch{Scenario: "reimbursement audit"}, []string{"expense.amount_limit", "expense.duplicate_invoice", "expense.risk_explanation"}},
-		{"type and scenario", registry.StructuredMatch{NextStep: "run_rule", Scenario: "reimbursement-audit"}, []string{"expense.amount_limit", "expense.duplicate_invoice"}},
+		{"scenario", registry.StructuredMatch{Scenario: "reimbursement audit"}, []string{"expense.amount_limit", "expense.duplicate_invoice", "expense.risk_explanation", "expense.split_invoice"}},
+		{"type and scenario", registry.StructuredMatch{NextStep: "run_rule", Scenario: "reimbursement-audit"}, []string{"expense.amount_limit", "expense.duplicate_invoice", "expense.split_invoice"}},
 	}
 	for _, c := range cases {
 		resp := search003(t, e, q, &c.m)

@@ -171,6 +171,18 @@ func (e *Engine) prepareVariant(ctx context.Context, req *registry.SearchRequest
 			iq.Terms = []string{} // the text has no terms: do not analyse it again
 		}
 	}
+	if mt != nil && len(mt.RiskSignals) > 0 {
+		// a risk signal also meets the words of the rules that mention it without declaring
+		// it as a symptom ("split invoice detection" for split_invoice)
+		terms := iq.Terms
+		if terms == nil {
+			terms = text.Analyze(iq.Text)
+		}
+		for _, rs := range mt.RiskSignals {
+			terms = appendNew(terms, text.Analyze(strings.ReplaceAll(rs, "_", " ")))
+		}
+		iq.Terms = terms
+	}
 	sc := &searchCtx{e: e, st: st, req: req, rc: rc, parsed: parsed, allow: allow, start: start, variant: v, plan: steps, sm: mt, emptied: emptied}
 	sc.signals = e.signals(st, parsed, req, mt)
 	retrieve := actors.RetrieveFunc(st.gen.Retrieve)
