@@ -690,8 +690,8 @@ func (sc *searchCtx) policyHidden() bool {
 }
 
 // namedIncompatible reports whether every id the query names that policyHidden counts is
-// hidden by the caller's os alone (the pre-filter drops what supported_os excludes): the
-// answer is then incompatible (seed 004), not policy_hidden.
+// made for another os than the caller's (the pre-filter drops what supported_os excludes):
+// the answer is then incompatible (seed 004), not policy_hidden.
 func (sc *searchCtx) namedIncompatible() bool {
 	snap := sc.st.gen.Snapshot()
 	found := false
@@ -704,7 +704,7 @@ func (sc *searchCtx) namedIncompatible() bool {
 		if !policy.Check(c, sc.rc, registry.GateDiscover).Allowed {
 			continue
 		}
-		if class, _ := policy.Unusable(c, sc.rc); class != registry.Incompatible || sc.rc.OS == "" || len(c.SupportedOS) == 0 {
+		if policy.SupportsOS(c, sc.rc.OS) {
 			return false
 		}
 		found = true

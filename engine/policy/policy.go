@@ -155,7 +155,7 @@ func Availability(c *registry.Capability, rc *registry.RuntimeContext) (registry
 		unavailable = append(unavailable, fmt.Sprintf("budget %g below min_budget %g", rc.Budget, mb))
 	}
 
-	if rc.OS != "" && len(c.SupportedOS) > 0 && !containsOS(c.SupportedOS, rc.OS) {
+	if !SupportsOS(c, rc.OS) {
 		incompatible = append(incompatible, fmt.Sprintf("os %s not in supported_os %v", rc.OS, c.SupportedOS))
 	}
 	if rc.Executors != nil {
@@ -237,6 +237,12 @@ func normOS(s string) string {
 		return a
 	}
 	return s
+}
+
+// SupportsOS reports whether c runs on os: an empty os (unknown) or an empty supported_os
+// (any) says yes; darwin and osx are macos.
+func SupportsOS(c *registry.Capability, os string) bool {
+	return os == "" || len(c.SupportedOS) == 0 || containsOS(c.SupportedOS, os)
 }
 
 func containsOS(list []string, os string) bool {
