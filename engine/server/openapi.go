@@ -244,7 +244,7 @@ func openAPI() m {
 		}),
 		"RunResult": object("The outcome of a run; a refusal is an answer, not an HTTP error.", false, m{
 			"status":             enum("Outcome.", "succeeded", "confirmation_required", "refused", "failed"),
-			"reason":             str("Reason code: not_found, not_runnable, unavailable, version_mismatch, invalid_arguments, forbidden, network_unenforceable, confirmation_required, invalid_confirmation, timed_out, handler_failed, invalid_output."),
+			"reason":             str("Reason code: not_found, not_runnable, unavailable, incompatible, version_mismatch, invalid_arguments, forbidden, network_unenforceable, confirmation_required, invalid_confirmation, timed_out, handler_failed, invalid_output."),
 			"message":            str("Why, in one sentence."),
 			"errors":             strs("Every schema or token problem."),
 			"id":                 str("Action id."),
