@@ -21,31 +21,54 @@ type tenant struct {
 	sessions map[string]*store.FeedbackRecord
 	// learned are the successful searches: one per (search, capability run successfully).
 	learned []learned
-	// post maps a term to the indexes of the learned searches holding it.
-	post map[string][]int32
+	// dict numbers the terms of the learned searches (names is its inverse); post holds by
+	// term number the indexes of the learned searches holding it (ascending): the inverted
+	// index votes walks.
+	dict  map[string]int32
+	names []string
+	post  [][]int32
+	// capTerm counts the learned searches holding a term that led to one capability, and
+	// capDF by term number the capabilities a term led to (the keys of capTerm with that
+	// term); byCap counts the learned searches of each capability. A term weighs by how few of the capabilities
+	// learned it led to (idf), not by how many searches held it: a phrase every user says
+	// whatever they want ("help me", "the place mentioned in my notes") led to many
+	// capabilities and weighs little, however often one capability was searched for with it.
+	capTerm map[termCap]int32
+	capDF   []int32
+	byCap   map[string]int32
 	// norms holds per learned search Σ idf² of its terms, with the idf of when it was
-	// computed: all of them by refresh when learned held normN searches, each later one
-	// when it was learned. stale says learned has grown by a sixteenth since normN (or was
-	// cut), so that refresh must recompute them.
-	norms []float64
-	normN int
-	stale bool
-	caps  map[string]*counts
-	tot   Totals
+	// computed: all of them by refresh when the tenant had learned normN searches of normC
+	// capabilities, each later one when it was learned. stale says either has grown by a
+	// sixteenth since (or learned was cut), so that refresh must recompute them.
+	// minNorm is the least of norms, votes' bound for pruning.
+	norms   []float64
+	minNorm float64
+	normN   int
+	normC   int
+	stale   bool
+	caps    map[string]*counts
+	tot     Totals
+}
+
+// termCap is a (term, capability) pair of capTerm.
+type termCap struct {
+	term int32
+	id   string
 }
 
 // learned is a successful search: who searched, the capability it led to, when, and the
-// search's distinct terms.
+// search's distinct terms (numbers of tenant.dict), ascending.
 type learned struct {
 	user, id string
 	at       int64
-	terms    []string
+	terms    []int32
 }
 
 type counts struct{ searched, described, ran, succeeded int }
 
 func newTenant() *tenant {
-	return &tenant{sessions: map[string]*store.FeedbackRecord{}, caps: map[string]*counts{}, post: map[string][]int32{}}
+	return &tenant{sessions: map[string]*store.FeedbackRecord{}, caps: map[string]*counts{}, dict: map[string]int32{},
+		capTerm: map[termCap]int32{}, byCap: map[string]int32{}}
 }
 
 func (t *tenant) count(id string) *counts {
@@ -148,36 +171,68 @@ func (t *tenant) countSucceeded(rec *store.FeedbackRecord, id string, maxLearned
 	if !slices.Contains(rec.Shown, id) && !slices.Contains(rec.Described, id) {
 		return
 	}
-	l := learned{user: rec.User, id: id, at: rec.At.UnixNano(), terms: Terms(rec.Query)}
-	i := int32(len(t.learned))
-	t.learned = append(t.learned, l)
-	for _, term := range l.terms {
-		t.post[term] = append(t.post[term], i)
-	}
-	t.norms = append(t.norms, t.norm(l.terms))
+	t.learn(rec.User, id, rec.At.UnixNano(), Terms(rec.Query))
 	if len(t.learned) > maxLearned {
-		// forget the oldest quarter, and index the rest again
+		// forget the oldest quarter, and index the rest again (numbering their terms anew,
+		// so that the forgotten ones' terms go too)
 		slices.SortStableFunc(t.learned, func(a, b learned) int { return cmp.Compare(a.at, b.at) })
-		t.learned = slices.Delete(t.learned, 0, len(t.learned)-maxLearned*3/4)
-		t.post = map[string][]int32{}
-		for i, l := range t.learned {
-			for _, term := range l.terms {
-				t.post[term] = append(t.post[term], int32(i))
+		kept := slices.Clone(t.learned[len(t.learned)-maxLearned*3/4:])
+		names := t.names
+		t.learned, t.norms, t.names, t.post, t.capDF = t.learned[:0], t.norms[:0], nil, nil, nil
+		clear(t.dict)
+		clear(t.capTerm)
+		clear(t.byCap)
+		for _, l := range kept {
+			terms := make([]string, len(l.terms))
+			for j, x := range l.terms {
+				terms[j] = names[x]
 			}
+			t.learn(l.user, l.id, l.at, terms)
 		}
 		t.stale = true
 		t.refresh()
 	}
-	if len(t.learned) >= t.normN+t.normN/16+1 {
+	if len(t.learned) >= t.normN+t.normN/16+1 || len(t.byCap) >= t.normC+t.normC/16+1 {
 		t.stale = true
 	}
 }
 
-// norm returns Σ idf² of terms with the current postings.
-func (t *tenant) norm(terms []string) float64 {
-	n, s := len(t.learned), 0.0
+// learn indexes a successful search of user at (unix nanoseconds) with distinct terms that
+// led to capability id.
+func (t *tenant) learn(user, id string, at int64, terms []string) {
+	i := int32(len(t.learned))
+	l := learned{user: user, id: id, at: at, terms: make([]int32, 0, len(terms))}
+	t.byCap[id]++
 	for _, term := range terms {
-		w := idf(n, len(t.post[term]))
+		x, ok := t.dict[term]
+		if !ok {
+			x = int32(len(t.names))
+			t.dict[term] = x
+			t.names = append(t.names, term)
+			t.post = append(t.post, nil)
+			t.capDF = append(t.capDF, 0)
+		}
+		l.terms = append(l.terms, x)
+		t.post[x] = append(t.post[x], i)
+		k := termCap{x, id}
+		if t.capTerm[k]++; t.capTerm[k] == 1 {
+			t.capDF[x]++
+		}
+	}
+	slices.Sort(l.terms)
+	t.learned = append(t.learned, l)
+	n := t.norm(l.terms)
+	if len(t.norms) == 0 || n < t.minNorm {
+		t.minNorm = n
+	}
+	t.norms = append(t.norms, n)
+}
+
+// norm returns Σ idf² of terms (numbers of dict) with the current index.
+func (t *tenant) norm(terms []int32) float64 {
+	s := 0.0
+	for _, x := range terms {
+		w := t.idf(t.capDF[x])
 		s += w * w
 	}
 	return s
@@ -212,8 +267,19 @@ func (t *tenant) load(rec *store.FeedbackRecord, opt Options) {
 	t.evict(opt.MaxSessions)
 }
 
-// idf weighs a term held by df of n learned searches.
-func idf(n, df int) float64 { return math.Log(1 + float64(n)/float64(df+1)) }
+// idf weighs a term by the capabilities it led to: log(1 + C/(df+1)) for a term that led to
+// df of the C capabilities learned.
+func (t *tenant) idf(df int32) float64 {
+	return math.Log(1 + float64(len(t.byCap))/float64(df+1))
+}
+
+// idfOf is the idf of a term of a query (0 capabilities for a term never learned).
+func (t *tenant) idfOf(term string) float64 {
+	if x, ok := t.dict[term]; ok {
+		return t.idf(t.capDF[x])
+	}
+	return t.idf(0)
+}
 
 // refresh recomputes the norms of every learned search with the current idf.
 func (t *tenant) refresh() {
@@ -222,34 +288,27 @@ func (t *tenant) refresh() {
 	}
 	t.norms = t.norms[:0]
 	for _, l := range t.learned {
-		t.norms = append(t.norms, t.norm(l.terms))
+		n := t.norm(l.terms)
+		if len(t.norms) == 0 || n < t.minNorm {
+			t.minNorm = n
+		}
+		t.norms = append(t.norms, n)
 	}
-	t.normN, t.stale = len(t.learned), false
+	t.normN, t.normC, t.stale = len(t.learned), len(t.byCap), false
 }
 
 // votes answers Recorder.Votes for distinct query terms at time now (unix nanoseconds).
 func (t *tenant) votes(terms []string, opt Options, now int64) []index.Vote {
-	n := len(t.learned)
-	if n == 0 || len(terms) == 0 {
-		return nil
-	}
-	qn := 0.0
 	acc := accPool.Get().(*accum)
 	defer accPool.Put(acc)
-	acc.reset(n)
-	for _, term := range terms {
-		ps := t.post[term]
-		w := idf(n, len(ps))
-		qn += w * w
-		for _, i := range ps {
-			acc.add(i, w*w)
-		}
+	if !t.similar(terms, opt.MinSimilarity, acc) {
+		return nil
 	}
 	type userCap struct{ user, id string }
 	per := map[userCap]float64{}
 	sessions := map[string]int{}
 	for _, i := range acc.touched {
-		sim := acc.dot[i] / math.Sqrt(qn*t.norms[i])
+		sim := acc.dot[i] / math.Sqrt(acc.qn*t.norms[i])
 		if sim < opt.MinSimilarity {
 			continue
 		}
@@ -278,11 +337,84 @@ func (t *tenant) votes(terms []string, opt Options, now int64) []index.Vote {
 	return out
 }
 
+// similar accumulates into acc the dot products with the query's terms of every learned
+// search that may reach cosine minSim, and the query's Σ idf² (acc.qn); it reports whether
+// there is any.
+//
+// It walks the inverted index with MaxScore pruning: the query's terms go rarest (heaviest)
+// first, and once the terms left weigh too little together for a search that holds none of
+// the terms walked so far to reach minSim (Σ of their idf² < minSim·√(qn·minNorm), minNorm
+// the least norm), their posting lists are no longer walked: the searches already found
+// look each of them up in their own sorted terms instead. A common term ("find", held by
+// every search) then costs a lookup per candidate, not a step per learned search. Each
+// search's dot product sums the same addends in the same order either way, so the answer is
+// the exhaustive walk's, bit for bit (TestVotesPruningExact).
+func (t *tenant) similar(terms []string, minSim float64, acc *accum) bool {
+	n := len(t.learned)
+	if n == 0 || len(terms) == 0 {
+		return false
+	}
+	acc.reset(n)
+	qs := acc.qterms[:0]
+	for _, term := range terms {
+		x, ok := t.dict[term]
+		if !ok {
+			w := t.idf(0)
+			acc.qn += w * w
+			continue
+		}
+		w := t.idf(t.capDF[x])
+		acc.qn += w * w
+		qs = append(qs, qterm{term: x, w2: w * w, ps: t.post[x]})
+	}
+	acc.qterms = qs
+	if len(qs) == 0 {
+		return false
+	}
+	slices.SortFunc(qs, func(a, b qterm) int {
+		if c := cmp.Compare(b.w2, a.w2); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.term, b.term)
+	})
+	left := 0.0 // Σ w² of qs[k:]
+	for _, q := range qs {
+		left += q.w2
+	}
+	floor := minSim * math.Sqrt(acc.qn*t.minNorm)
+	k := 0
+	for ; k < len(qs) && (left >= floor || math.IsNaN(floor)); k++ {
+		for _, i := range qs[k].ps {
+			acc.add(i, qs[k].w2)
+		}
+		left -= qs[k].w2
+	}
+	for _, i := range acc.touched {
+		ts := t.learned[i].terms
+		for _, q := range qs[k:] {
+			if _, ok := slices.BinarySearch(ts, q.term); ok {
+				acc.dot[i] += q.w2
+			}
+		}
+	}
+	return len(acc.touched) > 0
+}
+
+// qterm is one of a query's terms that learned searches hold: its number, idf² and
+// posting list.
+type qterm struct {
+	term int32
+	w2   float64
+	ps   []int32
+}
+
 // accum accumulates the dot products of one query with the learned searches: dot is
 // dense, touched lists the indexes set, so that reset clears only those.
 type accum struct {
 	dot     []float64
 	touched []int32
+	qn      float64
+	qterms  []qterm
 }
 
 var accPool = sync.Pool{New: func() any { return new(accum) }}
@@ -291,7 +423,7 @@ func (a *accum) reset(n int) {
 	for _, i := range a.touched {
 		a.dot[i] = 0
 	}
-	a.touched = a.touched[:0]
+	a.touched, a.qn = a.touched[:0], 0
 	if len(a.dot) < n {
 		a.dot = make([]float64, n)
 	}
