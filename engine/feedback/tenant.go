@@ -29,13 +29,17 @@ type tenant struct {
 	post  [][]int32
 	// capTerm counts the learned searches holding a term that led to one capability, and
 	// capDF by term number the capabilities a term led to (the keys of capTerm with that
-	// term); byCap counts the learned searches of each capability. A term weighs by how few of the capabilities
-	// learned it led to (idf), not by how many searches held it: a phrase every user says
-	// whatever they want ("help me", "the place mentioned in my notes") led to many
-	// capabilities and weighs little, however often one capability was searched for with it.
+	// term). A term weighs by how few of the capabilities learned it led to (idf), not by
+	// how many searches held it: a phrase every user says whatever they want ("help me",
+	// "the place mentioned in my notes") led to many capabilities and weighs little,
+	// however often one capability was searched for with it.
 	capTerm map[termCap]int32
 	capDF   []int32
-	byCap   map[string]int32
+	// capNum and userNum number the capabilities and users of learned (capIDs is capNum's
+	// inverse), so that votes adds up by numbers.
+	capNum  map[string]int32
+	capIDs  []string
+	userNum map[string]int32
 	// norms holds per learned search Σ idf² of its terms, with the idf of when it was
 	// computed: all of them by refresh when the tenant had learned normN searches of normC
 	// capabilities, each later one when it was learned. stale says either has grown by a
@@ -60,6 +64,7 @@ type termCap struct {
 // search's distinct terms (numbers of tenant.dict), ascending.
 type learned struct {
 	user, id string
+	cap, usr int32 // numbers of id and user (tenant.capNum, tenant.userNum)
 	at       int64
 	terms    []int32
 }
@@ -68,7 +73,7 @@ type counts struct{ searched, described, ran, succeeded int }
 
 func newTenant() *tenant {
 	return &tenant{sessions: map[string]*store.FeedbackRecord{}, caps: map[string]*counts{}, dict: map[string]int32{},
-		capTerm: map[termCap]int32{}, byCap: map[string]int32{}}
+		capTerm: map[termCap]int32{}, capNum: map[string]int32{}, userNum: map[string]int32{}}
 }
 
 func (t *tenant) count(id string) *counts {
@@ -181,7 +186,9 @@ func (t *tenant) countSucceeded(rec *store.FeedbackRecord, id string, maxLearned
 		t.learned, t.norms, t.names, t.post, t.capDF = t.learned[:0], t.norms[:0], nil, nil, nil
 		clear(t.dict)
 		clear(t.capTerm)
-		clear(t.byCap)
+		clear(t.capNum)
+		clear(t.userNum)
+		t.capIDs = nil
 		for _, l := range kept {
 			terms := make([]string, len(l.terms))
 			for j, x := range l.terms {
@@ -192,7 +199,7 @@ func (t *tenant) countSucceeded(rec *store.FeedbackRecord, id string, maxLearned
 		t.stale = true
 		t.refresh()
 	}
-	if len(t.learned) >= t.normN+t.normN/16+1 || len(t.byCap) >= t.normC+t.normC/16+1 {
+	if len(t.learned) >= t.normN+t.normN/16+1 || len(t.capIDs) >= t.normC+t.normC/16+1 {
 		t.stale = true
 	}
 }
@@ -202,7 +209,18 @@ func (t *tenant) countSucceeded(rec *store.FeedbackRecord, id string, maxLearned
 func (t *tenant) learn(user, id string, at int64, terms []string) {
 	i := int32(len(t.learned))
 	l := learned{user: user, id: id, at: at, terms: make([]int32, 0, len(terms))}
-	t.byCap[id]++
+	c, ok := t.capNum[id]
+	if !ok {
+		c = int32(len(t.capIDs))
+		t.capNum[id] = c
+		t.capIDs = append(t.capIDs, id)
+	}
+	u, ok := t.userNum[user]
+	if !ok {
+		u = int32(len(t.userNum))
+		t.userNum[user] = u
+	}
+	l.cap, l.usr = c, u
 	for _, term := range terms {
 		x, ok := t.dict[term]
 		if !ok {
@@ -270,7 +288,7 @@ func (t *tenant) load(rec *store.FeedbackRecord, opt Options) {
 // idf weighs a term by the capabilities it led to: log(1 + C/(df+1)) for a term that led to
 // df of the C capabilities learned.
 func (t *tenant) idf(df int32) float64 {
-	return math.Log(1 + float64(len(t.byCap))/float64(df+1))
+	return math.Log(1 + float64(len(t.capIDs))/float64(df+1))
 }
 
 // idfOf is the idf of a term of a query (0 capabilities for a term never learned).
@@ -294,7 +312,7 @@ func (t *tenant) refresh() {
 		}
 		t.norms = append(t.norms, n)
 	}
-	t.normN, t.normC, t.stale = len(t.learned), len(t.byCap), false
+	t.normN, t.normC, t.stale = len(t.learned), len(t.capIDs), false
 }
 
 // votes answers Recorder.Votes for distinct query terms at time now (unix nanoseconds).
@@ -304,37 +322,50 @@ func (t *tenant) votes(terms []string, opt Options, now int64) []index.Vote {
 	if !t.similar(terms, opt.MinSimilarity, acc) {
 		return nil
 	}
-	type userCap struct{ user, id string }
-	per := map[userCap]float64{}
-	sessions := map[string]int{}
+	// the passing searches' weights, by capability and user
+	pass := acc.pass[:0]
 	for _, i := range acc.touched {
 		sim := acc.dot[i] / math.Sqrt(acc.qn*t.norms[i])
 		if sim < opt.MinSimilarity {
 			continue
 		}
 		l := &t.learned[i]
-		per[userCap{l.user, l.id}] += sim * decay(time.Duration(now-l.at), opt.HalfLife)
-		sessions[l.id]++
+		pass = append(pass, passed{cap: l.cap, usr: l.usr, w: sim * decay(time.Duration(now-l.at), opt.HalfLife)})
 	}
-	if len(per) == 0 {
+	acc.pass = pass
+	if len(pass) == 0 {
 		return nil
 	}
-	// miss[id] = Π over users (1 − min(cap, the user's weight)): the strength of id is
-	// 1 − miss, the chance that not every user's evidence is wrong.
-	miss := map[string]float64{}
-	for k, w := range per {
-		m, ok := miss[k.id]
-		if !ok {
-			m = 1
+	slices.SortStableFunc(pass, func(a, b passed) int {
+		if c := cmp.Compare(a.cap, b.cap); c != 0 {
+			return c
 		}
-		miss[k.id] = m * (1 - min(w, opt.UserCap))
-	}
-	out := make([]index.Vote, 0, len(miss))
-	for id, m := range miss {
-		out = append(out, index.Vote{ID: id, Weight: 1 - m, Sessions: sessions[id]})
+		return cmp.Compare(a.usr, b.usr)
+	})
+	// A capability's strength is 1 − Π over users (1 − min(cap, the user's weight)): the
+	// chance that not every user's evidence is wrong.
+	var out []index.Vote
+	for i := 0; i < len(pass); {
+		c, miss, j := pass[i].cap, 1.0, i
+		for j < len(pass) && pass[j].cap == c {
+			u, w := pass[j].usr, 0.0
+			for ; j < len(pass) && pass[j].cap == c && pass[j].usr == u; j++ {
+				w += pass[j].w
+			}
+			miss *= 1 - min(w, opt.UserCap)
+		}
+		out = append(out, index.Vote{ID: t.capIDs[c], Weight: 1 - miss, Sessions: j - i})
+		i = j
 	}
 	sortVotes(out)
 	return out
+}
+
+// passed is a learned search at or above the least similarity: its capability, its user
+// and its decayed similarity.
+type passed struct {
+	cap, usr int32
+	w        float64
 }
 
 // similar accumulates into acc the dot products with the query's terms of every learned
@@ -344,9 +375,11 @@ func (t *tenant) votes(terms []string, opt Options, now int64) []index.Vote {
 // It walks the inverted index with MaxScore pruning: the query's terms go rarest (heaviest)
 // first, and once the terms left weigh too little together for a search that holds none of
 // the terms walked so far to reach minSim (Σ of their idf² < minSim·√(qn·minNorm), minNorm
-// the least norm), their posting lists are no longer walked: the searches already found
-// look each of them up in their own sorted terms instead. A common term ("find", held by
-// every search) then costs a lookup per candidate, not a step per learned search. Each
+// the least norm), they find no new search: each adds only to the searches already found,
+// by the shorter of its posting list and a lookup per search found in their own sorted
+// terms. A common term ("find", held by every search) then costs a lookup per candidate,
+// not a step per learned search, and the searches it alone would have found are never
+// scored. Each
 // search's dot product sums the same addends in the same order either way, so the answer is
 // the exhaustive walk's, bit for bit (TestVotesPruningExact).
 func (t *tenant) similar(terms []string, minSim float64, acc *accum) bool {
@@ -389,16 +422,29 @@ func (t *tenant) similar(terms []string, minSim float64, acc *accum) bool {
 		}
 		left -= qs[k].w2
 	}
-	for _, i := range acc.touched {
-		ts := t.learned[i].terms
-		for _, q := range qs[k:] {
-			if _, ok := slices.BinarySearch(ts, q.term); ok {
+	// The terms left add to the searches found, each the cheaper way: its posting list
+	// walked, skipping the searches not found, or a lookup per search found.
+	for _, q := range qs[k:] {
+		if len(q.ps) <= lookupCost*len(acc.touched) {
+			for _, i := range q.ps {
+				if acc.dot[i] != 0 {
+					acc.dot[i] += q.w2
+				}
+			}
+			continue
+		}
+		for _, i := range acc.touched {
+			if _, ok := slices.BinarySearch(t.learned[i].terms, q.term); ok {
 				acc.dot[i] += q.w2
 			}
 		}
 	}
 	return len(acc.touched) > 0
 }
+
+// lookupCost is about what a binary search of a learned search's terms costs, in steps of
+// a posting list walk.
+const lookupCost = 8
 
 // qterm is one of a query's terms that learned searches hold: its number, idf² and
 // posting list.
@@ -415,6 +461,7 @@ type accum struct {
 	touched []int32
 	qn      float64
 	qterms  []qterm
+	pass    []passed
 }
 
 var accPool = sync.Pool{New: func() any { return new(accum) }}
