@@ -147,3 +147,22 @@ func TestLearnedCut(t *testing.T) {
 		t.Fatalf("%d votes, the reference has %d", len(vs), len(want))
 	}
 }
+
+// TestVotesWeighByCapabilities: a word many searches for one capability held ("forecast")
+// still tells that capability apart, and a phrase searches for many capabilities held
+// ("mentioned in my notes") does not: terms weigh by the capabilities they led to, not by
+// the searches holding them.
+func TestVotesWeighByCapabilities(t *testing.T) {
+	r := newRecorder(t, nopStore{}, Options{})
+	for i := range 40 {
+		succeed(t, r, "acme", fmt.Sprint("w", i), fmt.Sprint("w", i), fmt.Sprintf("weather forecast for city%d", i), "weather.forecast")
+	}
+	for i := range 12 {
+		id := fmt.Sprint("cap", i)
+		succeed(t, r, "acme", fmt.Sprint("n", i), fmt.Sprint("n", i), fmt.Sprintf("open the thing mentioned in my notes task%d", i), id)
+	}
+	vs := r.Votes("acme", "the forecast for the place mentioned in my notes")
+	if len(vs) == 0 || vs[0].ID != "weather.forecast" {
+		t.Fatalf("votes %+v, want weather.forecast first", vs)
+	}
+}
