@@ -11,12 +11,20 @@ import (
 	"github.com/capdex/capdex/index"
 )
 
+// idfOf is the idf of a term of a query (0 capabilities for a term never learned).
+func idfOf(t *tenant, term string) float64 {
+	if x, ok := t.dict[term]; ok {
+		return t.idf(t.capDF[x])
+	}
+	return t.idf(0)
+}
+
 // exhaustiveVotes is the reference of tenant.votes: every learned search's cosine with the
 // query, by set intersection, without the inverted index or pruning.
 func exhaustiveVotes(t *tenant, terms []string, opt Options, now int64) []index.Vote {
 	qn := 0.0
 	for _, term := range terms {
-		w := t.idfOf(term)
+		w := idfOf(t, term)
 		qn += w * w
 	}
 	type userCap struct{ user, id string }
@@ -26,7 +34,7 @@ func exhaustiveVotes(t *tenant, terms []string, opt Options, now int64) []index.
 		dot := 0.0
 		for _, term := range terms {
 			if x, ok := t.dict[term]; ok && slices.Contains(l.terms, x) {
-				w := t.idfOf(term)
+				w := idfOf(t, term)
 				dot += w * w
 			}
 		}

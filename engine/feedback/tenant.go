@@ -291,13 +291,6 @@ func (t *tenant) idf(df int32) float64 {
 	return math.Log(1 + float64(len(t.capIDs))/float64(df+1))
 }
 
-// idfOf is the idf of a term of a query (0 capabilities for a term never learned).
-func (t *tenant) idfOf(term string) float64 {
-	if x, ok := t.dict[term]; ok {
-		return t.idf(t.capDF[x])
-	}
-	return t.idf(0)
-}
 
 // refresh recomputes the norms of every learned search with the current idf.
 func (t *tenant) refresh() {
