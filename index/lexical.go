@@ -409,9 +409,9 @@ func dedupeFrom(ids []int32, n int) []int32 {
 }
 
 // retrieveLexical scores documents by BM25F over the query terms plus their concept
-// expansions (weighted conceptWeight), keeping the best limit with MaxScore pruning.
+// expansions (weighted conceptWeight), keeping the best limit with MaxScore pruning; the
+// best match of each clause of a query of several is then lifted (see liftClauses).
 func (g *Generation) retrieveLexical(q *Query, allow *roaring.Bitmap, limit int) []Hit {
-	x := &g.lex
 	if len(q.Terms) == 0 && q.Text == "" {
 		return nil
 	}
@@ -421,6 +421,23 @@ func (g *Generation) retrieveLexical(q *Query, allow *roaring.Bitmap, limit int)
 	if q.ConceptIDs == nil { // the scratch's buffer, else the query's own (read only)
 		s.concepts = concepts
 	}
+	if !g.lexQuery(s, terms, concepts) {
+		return nil
+	}
+	bits := s.allowBits(allow, g.n)
+	hits := hitsOf(scoreLexical(s, bits, g.n, limit), lexNames)
+	hits = g.liftClauses(s, q.Text, bits, hits, limit)
+	if cap(s.lacc) > maxLexAcc { // do not keep huge buffers alive
+		s.lacc = nil
+	}
+	return hits
+}
+
+// lexQuery fills s.terms (and s.tids) with the lexical terms of a query: its terms that
+// occur in the index, weight 1, then the terms its concepts expand to, weight
+// conceptWeight, each bounded by its count limit. It reports whether there is any.
+func (g *Generation) lexQuery(s *scratch, terms []string, concepts []int32) bool {
+	x := &g.lex
 	ids := s.tids[:0]
 	for _, t := range terms {
 		if id, ok := x.dict[t]; ok {
@@ -450,14 +467,64 @@ func (g *Generation) retrieveLexical(q *Query, allow *roaring.Bitmap, limit int)
 	if len(s.terms)-nq > maxConceptTerms {
 		s.terms = append(s.terms[:nq], keepStrongest(s.terms[nq:], maxConceptTerms)...)
 	}
-	if len(s.terms) == 0 {
-		return nil
+	return len(s.terms) > 0
+}
+
+// clauseLift is how far liftClauses moves the best match of a clause towards the query's
+// best score: 0 leaves the ranking of the whole query, 1 ties it with the best. Chosen by
+// bench.TestClauseLiftLOSO (docs/lexical.md).
+const clauseLift = 0.9
+
+// liftClauses serves a query of several clauses (text.Clauses: "Book a hotel in Paris.
+// Then check the weather there."), a request of several tasks. BM25 over the whole text
+// favours the documents of its wordiest task: near twins of one task's answer crowd the
+// others' out of the head. Each clause is scored alone, and its best document d is moved
+// a fraction clauseLift of the way from its score to the best score of hits (a document
+// missing from hits starts from its clause score, a lower bound of its query score), each
+// document once. The head then holds the best answer of every clause, in the order of
+// their scores over the whole text. A text of one clause, or hits empty, is left as it is.
+func (g *Generation) liftClauses(s *scratch, txt string, bits []uint64, hits []Hit, limit int) []Hit {
+	if clauseLift == 0 || len(hits) == 0 {
+		return hits
 	}
-	hits := hitsOf(scoreLexical(s, s.allowBits(allow, g.n), g.n, limit), lexNames)
-	if cap(s.lacc) > maxLexAcc { // do not keep huge buffers alive
-		s.lacc = nil
+	clauses := text.Clauses(txt)
+	if len(clauses) < 2 {
+		return hits
 	}
-	return hits
+	top := hits[0].Score
+	var lifted []uint32
+	for _, c := range clauses {
+		terms, concepts := text.AppendTermsConceptIDs(s.cterms[:0], s.cconcepts[:0], c)
+		s.cterms, s.cconcepts = terms, dedupeFrom(concepts, 0)
+		if !g.lexQuery(s, s.cterms, s.cconcepts) {
+			continue
+		}
+		best := scoreLexical(s, bits, g.n, 1)
+		if len(best) == 0 || slices.Contains(lifted, best[0].doc) {
+			continue
+		}
+		d := best[0]
+		lifted = append(lifted, d.doc)
+		i := slices.IndexFunc(hits, func(h Hit) bool { return h.Doc == d.doc })
+		if i < 0 {
+			hits = append(hits, Hit{Doc: d.doc, Score: float64(d.score), Matched: lexNames(d.mask)})
+			i = len(hits) - 1
+		}
+		hits[i].Score += clauseLift * (top - hits[i].Score)
+	}
+	if len(lifted) == 0 {
+		return hits
+	}
+	slices.SortStableFunc(hits, func(a, b Hit) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return int(a.Doc) - int(b.Doc)
+	})
+	return hits[:min(len(hits), limit)]
 }
 
 func (g *Generation) lexTerm(id uint32, weight float32, flag uint32) qterm {
