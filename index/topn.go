@@ -121,6 +121,7 @@ type scratch struct {
 	concepts  []int32  // lexical: concept ids of a query
 	cterms    []string // lexical: terms of a clause (liftClauses)
 	cconcepts []int32  // lexical: concept ids of a clause
+	wterms    []qterm  // lexical: the whole query's terms while its clauses are scored
 }
 
 // dense returns the zeroed accumulators sized for n docs.
