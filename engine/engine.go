@@ -156,6 +156,8 @@ type state struct {
 	// packs maps a pack's docID to the docIDs [lo, hi) of its descendants (the snapshot is
 	// sorted by id, so they are contiguous)
 	packs map[uint32][2]uint32
+	// match caches the documents of structured-match filters (see matchAllow)
+	match *matchCache
 }
 
 // packRanges returns the descendants' range of every pack of g.
@@ -410,7 +412,7 @@ func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore boo
 			}
 		}
 	}
-	e.state.Store(&state{gen: g, lex: lex, terms: terms, facts: facts, packs: packRanges(g)})
+	e.state.Store(&state{gen: g, lex: lex, terms: terms, facts: facts, packs: packRanges(g), match: new(matchCache)})
 	return nil
 }
 
@@ -440,15 +442,13 @@ func (e *Engine) applyChange(ctx context.Context, put, deleted []string) error {
 	case gen != old.Generation+1:
 		return e.reloadLocked(ctx)
 	}
-	caps := make([]*registry.Capability, 0, len(put))
+	caps, err := e.store.GetActive(put)
+	if err != nil {
+		return err
+	}
 	avail := len(deleted) == 0
-	for _, id := range put {
-		c, err := e.store.Get(id, 0)
-		if err != nil {
-			return err
-		}
-		caps = append(caps, c)
-		if prev, ok := old.Get(id); !ok || !availabilityOnly(prev, c) {
+	for _, c := range caps {
+		if prev, ok := old.Get(c.ID); !ok || !availabilityOnly(prev, c) {
 			avail = false
 		}
 	}
@@ -463,7 +463,7 @@ func (e *Engine) applyChange(ctx context.Context, put, deleted []string) error {
 			terms, err = cur.terms.WithCaps(snap.Caps)
 		}
 		if err == nil {
-			e.state.Store(&state{gen: g, lex: cur.lex, terms: terms, facts: newRankFacts(snap.Caps), packs: cur.packs})
+			e.state.Store(&state{gen: g, lex: cur.lex, terms: terms, facts: newRankFacts(snap.Caps), packs: cur.packs, match: new(matchCache)})
 			e.log.Debug("registry generation loaded (availability only)", "generation", gen, "changed", len(put))
 			return nil
 		}
