@@ -14,4 +14,6 @@ var (
 	ErrEmbed = errors.New("index: embedding failed")
 	// ErrColumnSnapshot is wrapped when the column view cannot be written.
 	ErrColumnSnapshot = errors.New("index: column snapshot failed")
+	// ErrLexicalParams is returned by SetLexicalParams for a parameter out of its range.
+	ErrLexicalParams = errors.New("index: invalid lexical parameters")
 )

@@ -37,10 +37,8 @@ var fieldNames = [numFields]string{"title", "aliases", "id", "summary", "when_to
 
 var fieldWeights = [numFields]float32{3, 2.5, 2, 1, 1, 1.5, 1.5, 1.5, 1, 0.5, 0.5, 0.5}
 
-// BM25 parameters.
+// Bounds of the lexical query; BM25F's parameters are LexicalParams.
 const (
-	bm25K1 = 1.2
-	bm25B  = 0.75
 	// conceptWeight is the weight of a term added by concept expansion, relative to a term
 	// of the query itself.
 	conceptWeight = 0.3
@@ -64,6 +62,9 @@ type lexIndex struct {
 	masks  []uint16
 	idf    []float32
 	maxImp []float32
+
+	// params are the parameters the index was built with
+	params LexicalParams
 
 	// concepts holds, by concept id (text.ConceptID), the term ids of the concept's
 	// members, filled on first use
@@ -198,6 +199,7 @@ const lexChunk = 1024
 
 func (g *Generation) buildLexical(ctx context.Context) error {
 	x := &g.lex
+	x.params = currentLexicalParams()
 	x.concepts = make([]atomic.Pointer[[]uint32], text.DefaultLexicon().Len())
 	x.dict = make(map[string]uint32, g.n*4)
 	var (
@@ -276,6 +278,18 @@ func (g *Generation) buildLexical(ctx context.Context) error {
 	x.idf = make([]float32, nt)
 	x.maxImp = make([]float32, nt)
 	fill := slices.Clone(x.off[:nt])
+	k1 := float32(x.params.K1)
+	var fieldB [numFields]float32
+	for f := range numFields {
+		switch f {
+		case fTitle, fAliases, fID:
+			fieldB[f] = float32(x.params.BName)
+		case fSummary:
+			fieldB[f] = float32(x.params.BSummary)
+		default:
+			fieldB[f] = float32(x.params.BOther)
+		}
+	}
 	N := float64(g.n)
 	for t := range nt {
 		x.idf[t] = float32(math.Log(1 + (N-float64(df[t])+0.5)/(float64(df[t])+0.5)))
@@ -290,12 +304,13 @@ func (g *Generation) buildLexical(ctx context.Context) error {
 				f := de[i].field
 				norm := float32(1)
 				if avg[f] > 0 {
-					norm = 1 - bm25B + bm25B*float32(flen[d*numFields+int(f)])/avg[f]
+					b := fieldB[f]
+					norm = 1 - b + b*float32(flen[d*numFields+int(f)])/avg[f]
 				}
 				wtf += fieldWeights[f] * float32(de[i].tf) / norm
 				mask |= 1 << f
 			}
-			imp := wtf * (bm25K1 + 1) / (bm25K1 + wtf)
+			imp := wtf * (k1 + 1) / (k1 + wtf)
 			p := fill[t]
 			fill[t]++
 			x.docs[p], x.imps[p], x.masks[p] = uint32(d), imp, mask
@@ -409,9 +424,9 @@ func dedupeFrom(ids []int32, n int) []int32 {
 }
 
 // retrieveLexical scores documents by BM25F over the query terms plus their concept
-// expansions (weighted conceptWeight), keeping the best limit with MaxScore pruning.
+// expansions (weighted conceptWeight), keeping the best limit with MaxScore pruning; the
+// best match of each clause of a query of several is then lifted (see liftClauses).
 func (g *Generation) retrieveLexical(q *Query, allow *roaring.Bitmap, limit int) []Hit {
-	x := &g.lex
 	if len(q.Terms) == 0 && q.Text == "" {
 		return nil
 	}
@@ -421,6 +436,23 @@ func (g *Generation) retrieveLexical(q *Query, allow *roaring.Bitmap, limit int)
 	if q.ConceptIDs == nil { // the scratch's buffer, else the query's own (read only)
 		s.concepts = concepts
 	}
+	if !g.lexQuery(s, terms, concepts) {
+		return nil
+	}
+	bits := s.allowBits(allow, g.n)
+	hits := hitsOf(scoreLexical(s, bits, g.n, limit), lexNames)
+	hits = g.liftClauses(s, q.Text, bits, hits, limit)
+	if cap(s.lacc) > maxLexAcc { // do not keep huge buffers alive
+		s.lacc = nil
+	}
+	return hits
+}
+
+// lexQuery fills s.terms (and s.tids) with the lexical terms of a query: its terms that
+// occur in the index, weight 1, then the terms its concepts expand to, weight
+// conceptWeight, each bounded by its count limit. It reports whether there is any.
+func (g *Generation) lexQuery(s *scratch, terms []string, concepts []int32) bool {
+	x := &g.lex
 	ids := s.tids[:0]
 	for _, t := range terms {
 		if id, ok := x.dict[t]; ok {
@@ -450,14 +482,98 @@ func (g *Generation) retrieveLexical(q *Query, allow *roaring.Bitmap, limit int)
 	if len(s.terms)-nq > maxConceptTerms {
 		s.terms = append(s.terms[:nq], keepStrongest(s.terms[nq:], maxConceptTerms)...)
 	}
-	if len(s.terms) == 0 {
-		return nil
+	return len(s.terms) > 0
+}
+
+// liftClauses serves a query of several clauses (text.Clauses: "Book a hotel in Paris.
+// Then check the weather there."), a request of several tasks. BM25 over the whole text
+// favours the documents of its wordiest task: near twins of one task's answer crowd the
+// others' out of the head. Each clause is scored alone, and its best document is moved a
+// fraction of the way from its score to the best score of hits (a document missing from
+// hits starts from its clause score, a lower bound of its query score), each document
+// once: LexicalParams.ClauseLift, scaled down for a clause of little weight (ClauseMass).
+// The head then holds the best answer of every clause that carries a task. A text of one
+// clause, or hits empty, is left as it is.
+func (g *Generation) liftClauses(s *scratch, txt string, bits []uint64, hits []Hit, limit int) []Hit {
+	p := &g.lex.params
+	if p.ClauseLift == 0 || len(hits) == 0 {
+		return hits
 	}
-	hits := hitsOf(scoreLexical(s, s.allowBits(allow, g.n), g.n, limit), lexNames)
-	if cap(s.lacc) > maxLexAcc { // do not keep huge buffers alive
-		s.lacc = nil
+	clauses := text.Clauses(txt)
+	if len(clauses) < 2 {
+		return hits
 	}
-	return hits
+	top, whole := hits[0].Score, termsWeight(s.terms)
+	// the whole query's terms in the order scoreLexical summed them, to score a clause's
+	// best document that hits lack exactly as the unlimited answer would hold it
+	wt := s.wterms[:0]
+	for _, i := range s.order {
+		wt = append(wt, s.terms[i])
+	}
+	s.wterms = wt
+	var lifted []uint32
+	for _, c := range clauses {
+		terms, concepts := text.AppendTermsConceptIDs(s.cterms[:0], s.cconcepts[:0], c)
+		s.cterms, s.cconcepts = terms, dedupeFrom(concepts, 0)
+		if !g.lexQuery(s, s.cterms, s.cconcepts) {
+			continue
+		}
+		best := scoreLexical(s, bits, g.n, 1)
+		if len(best) == 0 || slices.Contains(lifted, best[0].doc) {
+			continue
+		}
+		d := best[0]
+		lifted = append(lifted, d.doc)
+		i := slices.IndexFunc(hits, func(h Hit) bool { return h.Doc == d.doc })
+		if i < 0 {
+			sc, mask := lexScoreOf(wt, d.doc)
+			hits = append(hits, Hit{Doc: d.doc, Score: float64(sc), Matched: lexNames(mask)})
+			i = len(hits) - 1
+		}
+		lift := p.ClauseLift
+		if p.ClauseMass > 0 && whole > 0 {
+			lift *= min(1, termsWeight(s.terms)/whole/p.ClauseMass)
+		}
+		hits[i].Score += lift * (top - hits[i].Score)
+	}
+	if len(lifted) == 0 {
+		return hits
+	}
+	slices.SortStableFunc(hits, func(a, b Hit) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return int(a.Doc) - int(b.Doc)
+	})
+	return hits[:min(len(hits), limit)]
+}
+
+// lexScoreOf is the score and match mask of document d over the terms ts, summed in their
+// order as scoreLexical sums them.
+func lexScoreOf(ts []qterm, d uint32) (float32, uint32) {
+	var sc float32
+	var mask uint32
+	for i := range ts {
+		t := &ts[i]
+		if p, ok := slices.BinarySearch(t.docs, d); ok {
+			sc += t.w * t.imps[p]
+			mask |= t.flag | uint32(t.masks[p])
+		}
+	}
+	return sc, mask
+}
+
+// termsWeight is the weight of a lexical query: the sum of its terms' weights (idf, times
+// conceptWeight for a concept's).
+func termsWeight(ts []qterm) float64 {
+	var w float64
+	for _, t := range ts {
+		w += float64(t.w)
+	}
+	return w
 }
 
 func (g *Generation) lexTerm(id uint32, weight float32, flag uint32) qterm {
