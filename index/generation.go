@@ -45,6 +45,37 @@ type Options struct {
 	HNSWThreshold int
 	// EmbedBatch is the number of texts per Embed call during Build; 0 means 256.
 	EmbedBatch int
+	// Reuse is an earlier generation whose per-document analysis (the lexical terms and the
+	// sparse semantic vectors) Build takes for every capability the two snapshots share
+	// (the same *registry.Capability at the same id) instead of analysing it again: the
+	// result is the one a build without Reuse gives. A generation built with Reuse keeps its
+	// own analysis for the next one (the first build of a chain analyses everything once);
+	// one built without it keeps none. The new generation does not refer to Reuse.
+	Reuse *Generation
+}
+
+// analysis is the per-document work of Build that a later Build may reuse
+// (Options.Reuse), by docID.
+type analysis struct {
+	lex    []lexDoc
+	sparse []embed.SparseVector
+	emb    embed.Embedder // the embedder of sparse
+}
+
+// reuseOf returns, for every document of snap, the docID of the same capability in prev's
+// analysis, or -1 where there is none; nil when prev keeps no analysis.
+func reuseOf(prev *Generation, snap *registry.Snapshot) []int32 {
+	if prev == nil || prev.an == nil {
+		return nil
+	}
+	out := make([]int32, len(snap.Caps))
+	for d, c := range snap.Caps {
+		out[d] = -1
+		if pd, ok := prev.snap.DocID(c.ID); ok && prev.snap.Caps[pd] == c {
+			out[d] = int32(pd)
+		}
+	}
+	return out
 }
 
 // Generation is an immutable index over one registry snapshot. All methods are safe for
@@ -69,6 +100,13 @@ type Generation struct {
 	sem    semIndex
 
 	stats BuildStats
+
+	// an is the per-document analysis kept for the next build (Options.Reuse); nil when
+	// the generation was built without Reuse. prev and prevDoc are Options.Reuse and
+	// reuseOf during Build only.
+	an      *analysis
+	prev    *analysis
+	prevDoc []int32
 }
 
 // BuildStats reports how long each part of Build took.
@@ -94,6 +132,11 @@ func Build(ctx context.Context, snap *registry.Snapshot, opts Options) (*Generat
 	}
 	if g.emb == nil {
 		g.emb = embed.NewHashed()
+	}
+	if opts.Reuse != nil {
+		g.an = &analysis{}
+		g.prev, g.prevDoc = opts.Reuse.an, reuseOf(opts.Reuse, snap)
+		defer func() { g.prev, g.prevDoc = nil, nil }()
 	}
 	g.pack = make([]bool, g.n)
 	for d, c := range snap.Caps {
@@ -125,6 +168,15 @@ func Build(ctx context.Context, snap *registry.Snapshot, opts Options) (*Generat
 		"terms", g.stats.Terms, "postings", g.stats.Postings, "column_restored", g.stats.ColumnRestored,
 		"took", g.stats.Total)
 	return g, nil
+}
+
+// reused returns the docID of document d's analysis in the previous generation's
+// (Options.Reuse), or -1.
+func (g *Generation) reused(d int) int {
+	if g.prevDoc == nil {
+		return -1
+	}
+	return int(g.prevDoc[d])
 }
 
 // Snapshot returns the registry snapshot the generation was built from.
