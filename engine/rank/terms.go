@@ -48,6 +48,9 @@ type TermCache struct {
 	// byID: the capabilities' ids increase with their docIDs (as in a registry.Snapshot), so
 	// comparing docIDs compares ids.
 	byID bool
+	// an is every document's analysis, by docID, kept for Next (nil in a cache made by
+	// NewTermCache).
+	an []analysed
 }
 
 // docTerms is what a TermCache holds of one document. Its numbers are nums[off:end], in the
@@ -228,7 +231,48 @@ type analysed struct {
 // Signals.Terms (for example text.Analyze plus "~"-prefixed concept names) and be safe for
 // concurrent use: the capabilities are analysed on every core, then their terms numbered.
 func NewTermCache(caps []*registry.Capability, analyze func(string) []string) *TermCache {
-	t := &TermCache{docs: make([]docTerms, len(caps)), seed: maphash.MakeSeed(), folds: make(map[string][]uint32), byID: true}
+	return newTermCache(caps, analyze, maphash.MakeSeed(), nil)
+}
+
+// Next returns the term cache of caps (as NewTermCache(caps, analyze) does, analyze being
+// the function t was made with) reusing t's analysis of every capability both hold (the
+// same *registry.Capability, found by id when both are sorted by id as in a
+// registry.Snapshot). The first cache of a chain made by Next analyses everything and keeps
+// its analysis for the next one; a cache made by NewTermCache keeps none. The result does
+// not refer to t.
+func (t *TermCache) Next(caps []*registry.Capability, analyze func(string) []string) *TermCache {
+	return newTermCache(caps, analyze, t.seed, t)
+}
+
+// reuseOf returns, for every capability of caps, the docID of the same capability in
+// prev's analysis, or -1; nil when prev keeps none. Both are walked in id order, so a
+// capability out of order is analysed again, not mistaken.
+func reuseOf(prev *TermCache, caps []*registry.Capability) []int32 {
+	if prev == nil || prev.an == nil {
+		return nil
+	}
+	out := make([]int32, len(caps))
+	j := 0
+	for d, c := range caps {
+		out[d] = -1
+		for j < len(prev.docs) && prev.docs[j].cap.ID < c.ID {
+			j++
+		}
+		if j < len(prev.docs) && prev.docs[j].cap == c {
+			out[d] = int32(j)
+		}
+	}
+	return out
+}
+
+// newTermCache is NewTermCache with the hash seed given and, when prev is not nil, the
+// analysis of prev reused and the new analysis kept (Next).
+func newTermCache(caps []*registry.Capability, analyze func(string) []string, seed maphash.Seed, prev *TermCache) *TermCache {
+	t := &TermCache{docs: make([]docTerms, len(caps)), seed: seed, folds: make(map[string][]uint32), byID: true}
+	prevDoc := reuseOf(prev, caps)
+	if prev != nil {
+		t.an = make([]analysed, len(caps))
+	}
 	ids := make(map[string]uint32) // term → number
 	valueIDs := make(map[string]uint32)
 	refer := referrals(caps)
@@ -269,6 +313,10 @@ func NewTermCache(caps []*registry.Capability, analyze func(string) []string) *T
 				var sb strings.Builder
 				for i := w; i < len(part); i += workers {
 					c := part[i]
+					if prevDoc != nil && prevDoc[base+i] >= 0 {
+						res[i] = prev.an[prevDoc[base+i]]
+						continue
+					}
 					a := analysed{text: analyze(descriptiveText(&sb, c))}
 					for _, e := range ownEntries(c.WhenToUse, c.Summary) {
 						a.use = append(a.use, analyze(e))
@@ -328,6 +376,9 @@ func NewTermCache(caps []*registry.Capability, analyze func(string) []string) *T
 					df = append(df, 0)
 				}
 				df[id]++
+			}
+			if t.an != nil {
+				t.an[d] = *a
 			}
 			*a = analysed{}
 		}
