@@ -352,7 +352,7 @@ func (e *Engine) reloadLocked(ctx context.Context) error {
 		return err
 	}
 	// the stored columns are those of the stored health: not used, not kept, when overlaid
-	if err := e.build(ctx, snap, !overlaid); err != nil {
+	if err := e.build(ctx, snap, !overlaid, nil); err != nil {
 		return err
 	}
 	e.builtHealthVer = hv
@@ -361,8 +361,11 @@ func (e *Engine) reloadLocked(ctx context.Context) error {
 }
 
 // build indexes snap in full and swaps it in; restore uses (and, absent, keeps) the column
-// snapshot stored for its generation.
-func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore bool) error {
+// snapshot stored for its generation. With prev (the generation snap was derived from),
+// the per-capability analysis of the index and the term cache is taken from prev for every
+// capability the two share (index.Options.Reuse, rank.TermCache.Next), which gives the
+// structures a build without it gives.
+func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore bool, prev *state) error {
 	gen := snap.Generation
 	colKey := fmt.Sprintf("columns/%d", gen)
 	var colSnap []byte
@@ -386,7 +389,13 @@ func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore boo
 		lex = query.NewLexicon(snap)
 		facts = newRankFacts(snap.Caps)
 	})
-	wg.Go(func() { terms = rank.NewTermCache(snap.Caps, query.FieldTerms) })
+	var reuse *index.Generation
+	if prev != nil {
+		reuse = prev.gen
+		wg.Go(func() { terms = prev.terms.Next(snap.Caps, query.FieldTerms) })
+	} else {
+		wg.Go(func() { terms = rank.NewTermCache(snap.Caps, query.FieldTerms) })
+	}
 	if p := e.progress; p != nil {
 		p.watch.Store(&buildProgress{total: len(snap.Caps), fn: e.opts.EmbedProgress})
 		defer p.watch.Store(nil)
@@ -397,6 +406,7 @@ func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore boo
 		Feedback:       e.fb,
 		Logger:         e.log,
 		ColumnSnapshot: colSnap,
+		Reuse:          reuse,
 	})
 	wg.Wait()
 	if err != nil {
@@ -469,7 +479,7 @@ func (e *Engine) applyChange(ctx context.Context, put, deleted []string) error {
 		}
 		e.log.Warn("availability change rebuilt in full", "err", err)
 	}
-	if err := e.build(ctx, snap, false); err != nil {
+	if err := e.build(ctx, snap, false, cur); err != nil {
 		return err
 	}
 	e.log.Debug("registry generation loaded", "generation", gen, "changed", len(put), "deleted", len(deleted))

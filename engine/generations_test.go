@@ -25,7 +25,7 @@ func fullState(t *testing.T, e *Engine) *state {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.build(context.Background(), snap, false); err != nil {
+	if err := e.build(context.Background(), snap, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	full := e.state.Swap(prev)

@@ -54,30 +54,6 @@ type Options struct {
 	Reuse *Generation
 }
 
-// analysis is the per-document work of Build that a later Build may reuse
-// (Options.Reuse), by docID.
-type analysis struct {
-	lex    []lexDoc
-	sparse []embed.SparseVector
-	emb    embed.Embedder // the embedder of sparse
-}
-
-// reuseOf returns, for every document of snap, the docID of the same capability in prev's
-// analysis, or -1 where there is none; nil when prev keeps no analysis.
-func reuseOf(prev *Generation, snap *registry.Snapshot) []int32 {
-	if prev == nil || prev.an == nil {
-		return nil
-	}
-	out := make([]int32, len(snap.Caps))
-	for d, c := range snap.Caps {
-		out[d] = -1
-		if pd, ok := prev.snap.DocID(c.ID); ok && prev.snap.Caps[pd] == c {
-			out[d] = int32(pd)
-		}
-	}
-	return out
-}
-
 // Generation is an immutable index over one registry snapshot. All methods are safe for
 // concurrent use. Nothing a search reads changes after Build returns; the only mutable state
 // is three internal caches (the per-caller filter part, Filter's results and the concept
@@ -107,6 +83,10 @@ type Generation struct {
 	an      *analysis
 	prev    *analysis
 	prevDoc []int32
+	// shared is the earlier generation (Options.Reuse) whose tree, exact and metadata
+	// indexes the build takes as they are when no input of theirs changed (see sharable);
+	// nil otherwise, and after Build.
+	shared *Generation
 }
 
 // BuildStats reports how long each part of Build took.
@@ -136,7 +116,10 @@ func Build(ctx context.Context, snap *registry.Snapshot, opts Options) (*Generat
 	if opts.Reuse != nil {
 		g.an = &analysis{}
 		g.prev, g.prevDoc = opts.Reuse.an, reuseOf(opts.Reuse, snap)
-		defer func() { g.prev, g.prevDoc = nil, nil }()
+		if sameDocs(opts.Reuse.snap, snap) {
+			g.shared = opts.Reuse
+		}
+		defer func() { g.prev, g.prevDoc, g.shared = nil, nil, nil }()
 	}
 	g.pack = make([]bool, g.n)
 	for d, c := range snap.Caps {
@@ -147,10 +130,31 @@ func Build(ctx context.Context, snap *registry.Snapshot, opts Options) (*Generat
 		fn func() error
 	}{
 		{&g.stats.Columns, func() error { return g.buildColumns(opts.ColumnSnapshot) }},
-		{&g.stats.Tree, func() error { g.buildTree(); return nil }},
-		{&g.stats.Exact, func() error { g.buildExact(); return nil }},
+		{&g.stats.Tree, func() error {
+			if g.sharable(sameTree) {
+				g.tree = g.shared.tree
+			} else {
+				g.buildTree()
+			}
+			return nil
+		}},
+		{&g.stats.Exact, func() error {
+			if g.sharable(sameExact) {
+				g.exact = g.shared.exact
+			} else {
+				g.buildExact()
+			}
+			return nil
+		}},
 		{&g.stats.Lexical, func() error { return g.buildLexical(ctx) }},
-		{&g.stats.Metadata, func() error { g.buildMeta(); return nil }},
+		{&g.stats.Metadata, func() error {
+			if g.sharable(sameMeta) {
+				g.meta = g.shared.meta
+			} else {
+				g.buildMeta()
+			}
+			return nil
+		}},
 		{&g.stats.Semantic, func() error { return g.buildSemantic(ctx, opts) }},
 	}
 	for _, s := range steps {
@@ -168,15 +172,6 @@ func Build(ctx context.Context, snap *registry.Snapshot, opts Options) (*Generat
 		"terms", g.stats.Terms, "postings", g.stats.Postings, "column_restored", g.stats.ColumnRestored,
 		"took", g.stats.Total)
 	return g, nil
-}
-
-// reused returns the docID of document d's analysis in the previous generation's
-// (Options.Reuse), or -1.
-func (g *Generation) reused(d int) int {
-	if g.prevDoc == nil {
-		return -1
-	}
-	return int(g.prevDoc[d])
 }
 
 // Snapshot returns the registry snapshot the generation was built from.

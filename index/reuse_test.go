@@ -41,7 +41,14 @@ func TestBuildReuseSameAsBuild(t *testing.T) {
 		var deleted []string
 		for range 1 + r.IntN(4) {
 			c := snap.Caps[r.IntN(len(snap.Caps))]
-			switch r.IntN(4) {
+			switch r.IntN(6) {
+			case 4: // changed summary only: tree, exact and metadata shared
+				x := c.Clone()
+				x.Summary += fmt.Sprintf(" only%d", step)
+				put = append(put, x)
+			case 5: // a mutation of one field, any
+				ms := testcat.Mutations(c)
+				put = append(put, ms[r.IntN(len(ms))].Cap)
 			case 0: // a new action beside c
 				if c.ResourceType == registry.TypePack {
 					continue
@@ -83,6 +90,9 @@ func TestBuildReuseSameAsBuild(t *testing.T) {
 		if !reflect.DeepEqual(&got.sem, &want.sem) {
 			t.Fatalf("step %d: the semantic index built with reuse differs from a full build", step)
 		}
+		if !reflect.DeepEqual(&got.exact, &want.exact) || !reflect.DeepEqual(&got.meta, &want.meta) || !reflect.DeepEqual(&got.tree, &want.tree) {
+			t.Fatalf("step %d: the exact, metadata or tree index built with reuse differs from a full build", step)
+		}
 		if got.an == nil || len(got.an.lex) != got.n || len(got.an.sparse) != got.n {
 			t.Fatalf("step %d: a generation built with Reuse keeps no analysis for the next", step)
 		}
@@ -98,6 +108,57 @@ func TestBuildReuseSameAsBuild(t *testing.T) {
 	}
 	if reused == 0 {
 		t.Fatal("no document's analysis was reused")
+	}
+}
+
+// TestShareRulesReadEveryInput changes each field of capabilities in turn (testcat.Mutations)
+// and checks that whenever the tree, exact or metadata index of a full build changes, the
+// rule that lets a build share it (sameTree, sameExact, sameMeta) sees the change: a field
+// an index reads that its rule ignores fails here.
+func TestShareRulesReadEveryInput(t *testing.T) {
+	ctx := context.Background()
+	caps := testcat.GenerateCatalog(60, 11)
+	snap, err := registry.NewSnapshot(1, caps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := Build(ctx, snap, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := map[string]bool{}
+	for _, d := range []int{0, 7, 31, 59} {
+		c := snap.Caps[d]
+		for _, m := range testcat.Mutations(c) {
+			next, err := snap.Apply(2, []*registry.Capability{m.Cap}, nil)
+			if err != nil {
+				continue // a mutation the registry refuses (a pack turned into an action under its children)
+			}
+			g, err := Build(ctx, next, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			nc, _ := next.Get(c.ID)
+			for _, x := range []struct {
+				name string
+				same func(a, b *registry.Capability) bool
+				a, b any
+			}{
+				{"tree", sameTree, &base.tree, &g.tree},
+				{"exact", sameExact, &base.exact, &g.exact},
+				{"metadata", sameMeta, &base.meta, &g.meta},
+			} {
+				if !reflect.DeepEqual(x.a, x.b) {
+					changed[x.name] = true
+					if x.same(c, nc) {
+						t.Errorf("a change of %s of %s changes the %s index, but its share rule ignores it", m.Field, c.ID, x.name)
+					}
+				}
+			}
+		}
+	}
+	if !changed["exact"] || !changed["metadata"] {
+		t.Fatalf("no mutation changed the exact or metadata index: %v", changed)
 	}
 }
 

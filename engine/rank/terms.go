@@ -224,6 +224,7 @@ type analysed struct {
 	use, notUse [][]string
 	alias       []string
 	text        []string
+	values      [valueKinds][]string // haves
 }
 
 // NewTermCache analyses the entries of caps, whose positions are their docIDs (as in
@@ -317,7 +318,7 @@ func newTermCache(caps []*registry.Capability, analyze func(string) []string, se
 						res[i] = prev.an[prevDoc[base+i]]
 						continue
 					}
-					a := analysed{text: analyze(descriptiveText(&sb, c))}
+					a := analysed{text: analyze(descriptiveText(&sb, c)), values: haves(c)}
 					for _, e := range ownEntries(c.WhenToUse, c.Summary) {
 						a.use = append(a.use, analyze(e))
 					}
@@ -349,7 +350,7 @@ func newTermCache(caps []*registry.Capability, analyze func(string) []string, se
 				t.nums = append(t.nums, refer[d]...)
 			}
 			rec.values = uint32(len(t.nums))
-			lists := haves(c)
+			lists := a.values
 			for _, list := range lists {
 				t.nums = append(t.nums, uint32(len(list)))
 			}
