@@ -385,11 +385,20 @@ func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore boo
 		terms *rank.TermCache
 		facts *rankFacts
 	)
+	var reuse *index.Generation
+	var packs map[uint32][2]uint32
+	sameDocs := prev != nil && sameIDs(prev.gen.Snapshot(), snap)
+	if sameDocs { // the same ids at the same docIDs: the same pack ranges
+		packs = prev.packs
+	}
 	wg.Go(func() {
-		lex = query.NewLexicon(snap)
+		if sameDocs && changedAllSame(prev.gen.Snapshot(), snap, query.SameLexiconInputs) {
+			lex = prev.lex
+		} else {
+			lex = query.NewLexicon(snap)
+		}
 		facts = newRankFacts(snap.Caps)
 	})
-	var reuse *index.Generation
 	if prev != nil {
 		reuse = prev.gen
 		wg.Go(func() { terms = prev.terms.Next(snap.Caps, query.FieldTerms) })
@@ -420,8 +429,35 @@ func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore boo
 			}
 		}
 	}
-	e.state.Store(&state{gen: g, lex: lex, terms: terms, facts: facts, packs: packRanges(g)})
+	if packs == nil {
+		packs = packRanges(g)
+	}
+	e.state.Store(&state{gen: g, lex: lex, terms: terms, facts: facts, packs: packs})
 	return nil
+}
+
+// sameIDs reports whether b holds the ids of a at the same docIDs.
+func sameIDs(a, b *registry.Snapshot) bool {
+	if a.Len() != b.Len() {
+		return false
+	}
+	for d, c := range b.Caps {
+		if o := a.Caps[d]; o != c && o.ID != c.ID {
+			return false
+		}
+	}
+	return true
+}
+
+// changedAllSame reports whether every capability of b that is not a's at its docID (b
+// holding a's ids, sameIDs) is the same as a's for same.
+func changedAllSame(a, b *registry.Snapshot, same func(x, y *registry.Capability) bool) bool {
+	for d, c := range b.Caps {
+		if o := a.Caps[d]; o != c && !same(o, c) {
+			return false
+		}
+	}
+	return true
 }
 
 // applyChange swaps in the generation after a registry change the engine just stored: the
