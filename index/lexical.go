@@ -202,6 +202,19 @@ type lexDoc struct {
 	terms []string
 	ents  []lexEntry
 	flen  [numFields]uint16
+	// vterms are terms by their numbers in the chain's vocabulary (terms then nil), in an
+	// analysis kept for the next build
+	vterms []uint32
+}
+
+// vocab numbers, for good, every term the lexical indexes of one chain of builds
+// (Options.Reuse) analysed, so that what a generation keeps for the next holds four bytes
+// a term instead of a string. It only grows; mu guards it (a chain's builds run one after
+// another, but two builds may reuse one generation).
+type vocab struct {
+	mu    sync.Mutex
+	ids   map[string]uint32
+	terms []string
 }
 
 // lexScratch is a worker's temporary memory for lexDoc.analyze.
@@ -256,9 +269,22 @@ func (g *Generation) buildLexical(ctx context.Context) error {
 		df       []uint32
 		chunk    []lexDoc
 	)
+	var (
+		voc  *vocab
+		vnum []uint32 // vocabulary number → 1 + term id (0: none yet)
+	)
 	if g.an != nil {
 		// kept for the next build: every document's analysis, reused or new
 		g.an.lex = make([]lexDoc, g.n)
+		if g.prev != nil && g.prev.voc != nil && g.prevDoc != nil {
+			voc = g.prev.voc
+		} else {
+			voc = &vocab{ids: make(map[string]uint32)}
+		}
+		voc.mu.Lock()
+		defer voc.mu.Unlock()
+		g.an.voc = voc
+		vnum = make([]uint32, len(voc.terms), len(voc.terms)+len(voc.terms)/8)
 	} else {
 		chunk = make([]lexDoc, min(lexChunk, g.n))
 	}
@@ -275,7 +301,7 @@ func (g *Generation) buildLexical(ctx context.Context) error {
 				*doc(d) = g.prev.lex[pd]
 			} else if ld := doc(d); g.an != nil {
 				ld.analyze(g.snap.Caps[d])
-				ld.terms, ld.ents = slices.Clip(ld.terms), slices.Clip(ld.ents)
+				ld.ents = slices.Clip(ld.ents)
 			} else {
 				ld.analyze(g.snap.Caps[d])
 			}
@@ -286,6 +312,34 @@ func (g *Generation) buildLexical(ctx context.Context) error {
 		for d := start; d < end; d++ {
 			ld := doc(d)
 			tids = tids[:0]
+			if voc != nil {
+				if ld.vterms == nil { // analysed now, not reused
+					ld.vterms = make([]uint32, len(ld.terms))
+					for i, t := range ld.terms {
+						v, ok := voc.ids[t]
+						if !ok {
+							v = uint32(len(voc.terms))
+							voc.ids[t] = v
+							voc.terms = append(voc.terms, t)
+						}
+						ld.vterms[i] = v
+					}
+					ld.terms = nil
+				}
+				for _, v := range ld.vterms {
+					for int(v) >= len(vnum) {
+						vnum = append(vnum, 0)
+					}
+					id := vnum[v]
+					if id == 0 {
+						id = uint32(len(x.dict)) + 1
+						vnum[v] = id
+						x.dict[voc.terms[v]] = id - 1
+						df = append(df, 0)
+					}
+					tids = append(tids, id-1)
+				}
+			}
 			for _, t := range ld.terms {
 				id, ok := x.dict[t]
 				if !ok {

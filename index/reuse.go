@@ -11,6 +11,7 @@ import (
 // (Options.Reuse), by docID.
 type analysis struct {
 	lex    []lexDoc
+	voc    *vocab // the vocabulary of lex (lexDoc.vterms)
 	sparse []embed.SparseVector
 	emb    embed.Embedder // the embedder of sparse
 }
