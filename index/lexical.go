@@ -351,16 +351,27 @@ func (g *Generation) buildLexical(ctx context.Context) error {
 			}
 			copy(flen[d*numFields:(d+1)*numFields], ld.flen[:])
 			docStart[d] = uint32(len(entries))
-			for _, e := range ld.ents {
-				entries = append(entries, lexEntry{term: tids[e.term], field: e.field, tf: e.tf})
-			}
-			de := entries[docStart[d]:]
-			slices.SortFunc(de, func(a, b lexEntry) int {
+			byTerm := func(a, b lexEntry) int {
 				if a.term != b.term {
 					return int(a.term) - int(b.term)
 				}
 				return int(a.field) - int(b.field)
-			})
+			}
+			if voc != nil {
+				// A kept analysis is sorted in place, by this build's term ids: the next build
+				// that reuses it finds it sorted already, unless its ids moved (its order
+				// matters to no one else, and the builds that read it hold voc.mu).
+				slices.SortFunc(ld.ents, func(a, b lexEntry) int {
+					return byTerm(lexEntry{term: tids[a.term], field: a.field}, lexEntry{term: tids[b.term], field: b.field})
+				})
+			}
+			for _, e := range ld.ents {
+				entries = append(entries, lexEntry{term: tids[e.term], field: e.field, tf: e.tf})
+			}
+			de := entries[docStart[d]:]
+			if voc == nil {
+				slices.SortFunc(de, byTerm)
+			}
 			for i, e := range de {
 				if i == 0 || de[i-1].term != e.term {
 					df[e.term]++
