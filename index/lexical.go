@@ -209,12 +209,22 @@ type lexDoc struct {
 
 // vocab numbers, for good, every term the lexical indexes of one chain of builds
 // (Options.Reuse) analysed, so that what a generation keeps for the next holds four bytes
-// a term instead of a string. It only grows; mu guards it (a chain's builds run one after
-// another, but two builds may reuse one generation).
+// a term instead of a string. It only grows (see outgrown); mu guards it (a chain's builds
+// run one after another, but two builds may reuse one generation).
 type vocab struct {
 	mu    sync.Mutex
 	ids   map[string]uint32
 	terms []string
+}
+
+// outgrown reports whether the vocabulary holds more than twice the live terms (those of
+// the last build, plus a margin), the rest from texts changed since: the next build then
+// analyses every document again into a new one, so that a registry whose words keep
+// changing does not keep every word it ever had.
+func (v *vocab) outgrown(live int) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return len(v.terms) > 2*live+1024
 }
 
 // lexScratch is a worker's temporary memory for lexDoc.analyze.
@@ -270,14 +280,15 @@ func (g *Generation) buildLexical(ctx context.Context) error {
 		chunk    []lexDoc
 	)
 	var (
-		voc  *vocab
-		vnum []uint32 // vocabulary number → 1 + term id (0: none yet)
+		voc   *vocab
+		vnum  []uint32 // vocabulary number → 1 + term id (0: none yet)
+		reuse bool     // the previous analysis is taken (its vocabulary is voc)
 	)
 	if g.an != nil {
 		// kept for the next build: every document's analysis, reused or new
 		g.an.lex = make([]lexDoc, g.n)
-		if g.prev != nil && g.prev.voc != nil && g.prevDoc != nil {
-			voc = g.prev.voc
+		if g.prev != nil && g.prev.voc != nil && g.prevDoc != nil && !g.prev.voc.outgrown(g.prev.terms) {
+			voc, reuse = g.prev.voc, true
 		} else {
 			voc = &vocab{ids: make(map[string]uint32)}
 		}
@@ -285,6 +296,7 @@ func (g *Generation) buildLexical(ctx context.Context) error {
 		defer voc.mu.Unlock()
 		g.an.voc = voc
 		vnum = make([]uint32, len(voc.terms), len(voc.terms)+len(voc.terms)/8)
+		defer func() { g.an.terms = len(x.dict) }()
 	} else {
 		chunk = make([]lexDoc, min(lexChunk, g.n))
 	}
@@ -297,7 +309,7 @@ func (g *Generation) buildLexical(ctx context.Context) error {
 	for start := 0; start < g.n; start += lexChunk {
 		end := min(start+lexChunk, g.n)
 		err := parallelFor(ctx, start, end, func(d int) {
-			if pd := g.reused(d); pd >= 0 {
+			if pd := g.reused(d); reuse && pd >= 0 {
 				*doc(d) = g.prev.lex[pd]
 			} else if ld := doc(d); g.an != nil {
 				ld.analyze(g.snap.Caps[d])

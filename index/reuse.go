@@ -12,6 +12,7 @@ import (
 type analysis struct {
 	lex    []lexDoc
 	voc    *vocab // the vocabulary of lex (lexDoc.vterms)
+	terms  int    // the distinct terms of lex (see vocab.outgrown)
 	sparse []embed.SparseVector
 	emb    embed.Embedder // the embedder of sparse
 }

@@ -190,3 +190,52 @@ func dedupeChange(put []*registry.Capability, deleted []string) ([]*registry.Cap
 	}
 	return p, d
 }
+
+// TestReuseVocabularyRenewed changes one capability's words again and again: once the
+// chain's vocabulary holds more than twice the live terms, the next build starts a new
+// one (analysing everything again), and the index is still the one a full build gives.
+func TestReuseVocabularyRenewed(t *testing.T) {
+	ctx := context.Background()
+	snap, err := registry.NewSnapshot(1, testcat.GenerateCatalog(40, 17))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev, err := Build(ctx, snap, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	renewed := false
+	var voc *vocab
+	for step := range 12 {
+		x := snap.Caps[3].Clone()
+		x.Summary = ""
+		for w := range 300 {
+			x.Summary += fmt.Sprintf(" zq%dx%d", step, w)
+		}
+		next, err := snap.Apply(snap.Generation+1, []*registry.Capability{x}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Build(ctx, next, Options{Reuse: prev})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Build(ctx, next, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(&got.lex, &want.lex) {
+			t.Fatalf("step %d: the lexical index differs from a full build", step)
+		}
+		if voc != nil && got.an.voc != voc {
+			renewed = true
+			if n := len(got.an.voc.terms); n > 2*got.an.terms+1024 {
+				t.Fatalf("step %d: the new vocabulary holds %d terms, %d live", step, n, got.an.terms)
+			}
+		}
+		voc, prev, snap = got.an.voc, got, next
+	}
+	if !renewed {
+		t.Fatalf("the vocabulary was never renewed (%d terms, %d live)", len(voc.terms), prev.an.terms)
+	}
+}

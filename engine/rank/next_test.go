@@ -97,3 +97,38 @@ func termsOf(x *termIndex) map[string]uint32 {
 	}
 	return out
 }
+
+// TestTermCacheVocabularyRenewed changes one capability's words again and again: once the
+// chain's vocabulary holds more than twice the live terms, the next cache starts a new one,
+// and the cache is still the one made from scratch.
+func TestTermCacheVocabularyRenewed(t *testing.T) {
+	snap, err := registry.NewSnapshot(1, testcat.GenerateCatalog(40, 17))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := NewTermCache(snap.Caps, simpleAnalyze).Next(snap.Caps, simpleAnalyze)
+	voc, renewed := prev.voc, false
+	for step := range 12 {
+		x := snap.Caps[3].Clone()
+		x.Summary = ""
+		for w := range 300 {
+			x.Summary += fmt.Sprintf(" zq%dx%d", step, w)
+		}
+		next, err := snap.Apply(snap.Generation+1, []*registry.Capability{x}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := prev.Next(next.Caps, simpleAnalyze)
+		want := newTermCache(next.Caps, simpleAnalyze, prev.seed, nil)
+		if !reflect.DeepEqual(termsOf(got.terms), termsOf(want.terms)) || !reflect.DeepEqual(got.nums, want.nums) || !reflect.DeepEqual(got.idf, want.idf) {
+			t.Fatalf("step %d: the cache made by Next differs from one made from scratch", step)
+		}
+		if got.voc != voc {
+			renewed = true
+		}
+		voc, prev, snap = got.voc, got, next
+	}
+	if !renewed {
+		t.Fatalf("the vocabulary was never renewed (%d terms, %d live)", len(voc.terms), len(prev.idf))
+	}
+}

@@ -235,12 +235,22 @@ type analysed struct {
 
 // vocab numbers, for good, every term the caches of one chain (Next) analysed, so that
 // what a cache keeps for the next holds four bytes a term instead of a string. It only
-// grows; mu guards it (a chain's caches are made one after another, but two caches may be
-// made from one).
+// grows (see outgrown); mu guards it (a chain's caches are made one after another, but two
+// caches may be made from one).
 type vocab struct {
 	mu    sync.Mutex
 	ids   map[string]uint32
 	terms []string
+}
+
+// outgrown reports whether the vocabulary holds more than twice the live terms (those of
+// the last cache, plus a margin), the rest from texts changed since: the next cache then
+// analyses every capability again into a new one, so that a registry whose words keep
+// changing does not keep every word it ever had.
+func (v *vocab) outgrown(live int) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return len(v.terms) > 2*live+1024
 }
 
 // encode sets a.seq from a's use, notUse and text, and drops those.
@@ -317,8 +327,8 @@ func newTermCache(caps []*registry.Capability, analyze func(string) []string, se
 	if prev != nil {
 		t.an = make([]analysed, len(caps))
 		t.voc = prev.voc
-		if t.voc == nil || prevDoc == nil {
-			t.voc = &vocab{ids: make(map[string]uint32)}
+		if t.voc == nil || prevDoc == nil || t.voc.outgrown(len(prev.idf)) {
+			t.voc, prevDoc = &vocab{ids: make(map[string]uint32)}, nil
 		}
 		t.voc.mu.Lock()
 		defer t.voc.mu.Unlock()
