@@ -147,7 +147,8 @@ func readGolden(tb testing.TB) map[string]setStats {
 // ../shared/eval when they are present (skipped otherwise, and in -short: they take a
 // while). ../shared/eval/livemcpbench has no labelled queries and is not measured. `go test
 // ./bench -run Golden -update` rewrites the file from this run, keeping the entries of sets
-// it could not run. On every public set it also asserts issue 17's bar: fused recall@5 and
+// it could not run. The cross-language sets of testdata/eval/xlang (xlangSets) are measured
+// the same way. On every public set it also asserts issue 17's bar: fused recall@5 and
 // nDCG@5 at least those of the best retriever alone.
 func TestGoldenRankStats(t *testing.T) {
 	golden := readGolden(t)
@@ -174,6 +175,18 @@ func TestGoldenRankStats(t *testing.T) {
 						fused.Recall5, fused.NDCG5, r, alone.Recall5, alone.NDCG5)
 				}
 			}
+		})
+	}
+	for _, x := range xlangSets { // no fusion bar: two small sets of our own (issue 17)
+		t.Run(x.name, func(t *testing.T) {
+			if testing.Short() {
+				t.Skip("-short: the public catalogues take a while")
+			}
+			e, qs, ok := xlangQueries(t, x)
+			if !ok {
+				t.Skipf("evaluation sets not found (set CAPDEX_EVAL_DIR to the shared/eval folder)")
+			}
+			got[x.name] = measure(t, e, qs, true)
 		})
 	}
 	if *update {
