@@ -354,7 +354,7 @@ func (e *Engine) reloadLocked(ctx context.Context) error {
 		return err
 	}
 	// the stored columns are those of the stored health: not used, not kept, when overlaid
-	if err := e.build(ctx, snap, !overlaid); err != nil {
+	if err := e.build(ctx, snap, !overlaid, nil); err != nil {
 		return err
 	}
 	e.builtHealthVer = hv
@@ -363,8 +363,11 @@ func (e *Engine) reloadLocked(ctx context.Context) error {
 }
 
 // build indexes snap in full and swaps it in; restore uses (and, absent, keeps) the column
-// snapshot stored for its generation.
-func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore bool) error {
+// snapshot stored for its generation. With prev (the generation snap was derived from),
+// the per-capability analysis of the index and the term cache is taken from prev for every
+// capability the two share (index.Options.Reuse, rank.TermCache.Next), which gives the
+// structures a build without it gives.
+func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore bool, prev *state) error {
 	gen := snap.Generation
 	colKey := fmt.Sprintf("columns/%d", gen)
 	var colSnap []byte
@@ -384,11 +387,26 @@ func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore boo
 		terms *rank.TermCache
 		facts *rankFacts
 	)
+	var reuse *index.Generation
+	var packs map[uint32][2]uint32
+	sameDocs := prev != nil && sameIDs(prev.gen.Snapshot(), snap)
+	if sameDocs { // the same ids at the same docIDs: the same pack ranges
+		packs = prev.packs
+	}
 	wg.Go(func() {
-		lex = query.NewLexicon(snap)
+		if sameDocs && changedAllSame(prev.gen.Snapshot(), snap, query.SameLexiconInputs) {
+			lex = prev.lex
+		} else {
+			lex = query.NewLexicon(snap)
+		}
 		facts = newRankFacts(snap.Caps)
 	})
-	wg.Go(func() { terms = rank.NewTermCache(snap.Caps, query.FieldTerms) })
+	if prev != nil {
+		reuse = prev.gen
+		wg.Go(func() { terms = prev.terms.Next(snap.Caps, query.FieldTerms) })
+	} else {
+		wg.Go(func() { terms = rank.NewTermCache(snap.Caps, query.FieldTerms) })
+	}
 	if p := e.progress; p != nil {
 		p.watch.Store(&buildProgress{total: len(snap.Caps), fn: e.opts.EmbedProgress})
 		defer p.watch.Store(nil)
@@ -399,6 +417,7 @@ func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore boo
 		Feedback:       e.fb,
 		Logger:         e.log,
 		ColumnSnapshot: colSnap,
+		Reuse:          reuse,
 	})
 	wg.Wait()
 	if err != nil {
@@ -412,8 +431,35 @@ func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore boo
 			}
 		}
 	}
-	e.state.Store(&state{gen: g, lex: lex, terms: terms, facts: facts, packs: packRanges(g), match: new(matchCache)})
+	if packs == nil {
+		packs = packRanges(g)
+	}
+	e.state.Store(&state{gen: g, lex: lex, terms: terms, facts: facts, packs: packs, match: new(matchCache)})
 	return nil
+}
+
+// sameIDs reports whether b holds the ids of a at the same docIDs.
+func sameIDs(a, b *registry.Snapshot) bool {
+	if a.Len() != b.Len() {
+		return false
+	}
+	for d, c := range b.Caps {
+		if o := a.Caps[d]; o != c && o.ID != c.ID {
+			return false
+		}
+	}
+	return true
+}
+
+// changedAllSame reports whether every capability of b that is not a's at its docID (b
+// holding a's ids, sameIDs) is the same as a's for same.
+func changedAllSame(a, b *registry.Snapshot, same func(x, y *registry.Capability) bool) bool {
+	for d, c := range b.Caps {
+		if o := a.Caps[d]; o != c && !same(o, c) {
+			return false
+		}
+	}
+	return true
 }
 
 // applyChange swaps in the generation after a registry change the engine just stored: the
@@ -469,7 +515,7 @@ func (e *Engine) applyChange(ctx context.Context, put, deleted []string) error {
 		}
 		e.log.Warn("availability change rebuilt in full", "err", err)
 	}
-	if err := e.build(ctx, snap, false); err != nil {
+	if err := e.build(ctx, snap, false, cur); err != nil {
 		return err
 	}
 	e.log.Debug("registry generation loaded", "generation", gen, "changed", len(put), "deleted", len(deleted))

@@ -45,6 +45,13 @@ type Options struct {
 	HNSWThreshold int
 	// EmbedBatch is the number of texts per Embed call during Build; 0 means 256.
 	EmbedBatch int
+	// Reuse is an earlier generation whose per-document analysis (the lexical terms and the
+	// sparse semantic vectors) Build takes for every capability the two snapshots share
+	// (the same *registry.Capability at the same id) instead of analysing it again: the
+	// result is the one a build without Reuse gives. A generation built with Reuse keeps its
+	// own analysis for the next one (the first build of a chain analyses everything once);
+	// one built without it keeps none. The new generation does not refer to Reuse.
+	Reuse *Generation
 }
 
 // Generation is an immutable index over one registry snapshot. All methods are safe for
@@ -69,6 +76,17 @@ type Generation struct {
 	sem    semIndex
 
 	stats BuildStats
+
+	// an is the per-document analysis kept for the next build (Options.Reuse); nil when
+	// the generation was built without Reuse. prev and prevDoc are Options.Reuse and
+	// reuseOf during Build only.
+	an      *analysis
+	prev    *analysis
+	prevDoc []int32
+	// shared is the earlier generation (Options.Reuse) whose tree, exact and metadata
+	// indexes the build takes as they are when no input of theirs changed (see sharable);
+	// nil otherwise, and after Build.
+	shared *Generation
 }
 
 // BuildStats reports how long each part of Build took.
@@ -95,6 +113,14 @@ func Build(ctx context.Context, snap *registry.Snapshot, opts Options) (*Generat
 	if g.emb == nil {
 		g.emb = embed.NewHashed()
 	}
+	if opts.Reuse != nil {
+		g.an = &analysis{}
+		g.prev, g.prevDoc = opts.Reuse.an, reuseOf(opts.Reuse, snap)
+		if sameDocs(opts.Reuse.snap, snap) {
+			g.shared = opts.Reuse
+		}
+		defer func() { g.prev, g.prevDoc, g.shared = nil, nil, nil }()
+	}
 	g.pack = make([]bool, g.n)
 	for d, c := range snap.Caps {
 		g.pack[d] = c.ResourceType == registry.TypePack
@@ -104,10 +130,31 @@ func Build(ctx context.Context, snap *registry.Snapshot, opts Options) (*Generat
 		fn func() error
 	}{
 		{&g.stats.Columns, func() error { return g.buildColumns(opts.ColumnSnapshot) }},
-		{&g.stats.Tree, func() error { g.buildTree(); return nil }},
-		{&g.stats.Exact, func() error { g.buildExact(); return nil }},
+		{&g.stats.Tree, func() error {
+			if g.sharable(sameTree) {
+				g.tree = g.shared.tree
+			} else {
+				g.buildTree()
+			}
+			return nil
+		}},
+		{&g.stats.Exact, func() error {
+			if g.sharable(sameExact) {
+				g.exact = g.shared.exact
+			} else {
+				g.buildExact()
+			}
+			return nil
+		}},
 		{&g.stats.Lexical, func() error { return g.buildLexical(ctx) }},
-		{&g.stats.Metadata, func() error { g.buildMeta(); return nil }},
+		{&g.stats.Metadata, func() error {
+			if g.sharable(sameMeta) {
+				g.meta = g.shared.meta
+			} else {
+				g.buildMeta()
+			}
+			return nil
+		}},
 		{&g.stats.Semantic, func() error { return g.buildSemantic(ctx, opts) }},
 	}
 	for _, s := range steps {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"unicode/utf8"
 
@@ -194,6 +195,76 @@ func (dt *docTerms) analyze(c *registry.Capability) {
 	})
 }
 
+// lexDoc is the analysis of one document as buildLexical merges it: its distinct terms in
+// order of first occurrence, its (term, field) counts (lexEntry.term indexes terms) and
+// the length of each field in terms. It reads only the document, so a later build may
+// reuse it (Options.Reuse).
+type lexDoc struct {
+	terms []string
+	ents  []lexEntry
+	flen  [numFields]uint16
+	// vterms are terms by their numbers in the chain's vocabulary (terms then nil), in an
+	// analysis kept for the next build
+	vterms []uint32
+}
+
+// vocab numbers, for good, every term the lexical indexes of one chain of builds
+// (Options.Reuse) analysed, so that what a generation keeps for the next holds four bytes
+// a term instead of a string. It only grows (see outgrown); mu guards it (a chain's builds
+// run one after another, but two builds may reuse one generation).
+type vocab struct {
+	mu    sync.Mutex
+	ids   map[string]uint32
+	terms []string
+}
+
+// outgrown reports whether the vocabulary holds more than twice the live terms (those of
+// the last build, plus a margin), the rest from texts changed since: the next build then
+// analyses every document again into a new one, so that a registry whose words keep
+// changing does not keep every word it ever had.
+func (v *vocab) outgrown(live int) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return len(v.terms) > 2*live+1024
+}
+
+// lexScratch is a worker's temporary memory for lexDoc.analyze.
+type lexScratch struct {
+	dt    docTerms
+	index map[string]uint32
+	count map[uint64]uint16 // term index<<8 | field → tf
+}
+
+var lexScratchPool = sync.Pool{New: func() any {
+	return &lexScratch{index: make(map[string]uint32, 128), count: make(map[uint64]uint16, 128)}
+}}
+
+// analyze fills ld with the analysis of c, reusing ld's memory.
+func (ld *lexDoc) analyze(c *registry.Capability) {
+	s := lexScratchPool.Get().(*lexScratch)
+	defer lexScratchPool.Put(s)
+	s.dt.analyze(c)
+	clear(s.index)
+	clear(s.count)
+	ld.terms, ld.ents, ld.flen = ld.terms[:0], ld.ents[:0], s.dt.flen
+	for i, t := range s.dt.terms {
+		j, ok := s.index[t]
+		if !ok {
+			j = uint32(len(ld.terms))
+			s.index[t] = j
+			ld.terms = append(ld.terms, t)
+		}
+		k := uint64(j)<<8 | uint64(s.dt.fields[i])
+		if s.count[k] < math.MaxUint16 {
+			s.count[k]++
+		}
+	}
+	for k, tf := range s.count {
+		ld.ents = append(ld.ents, lexEntry{term: uint32(k >> 8), field: uint8(k), tf: tf})
+	}
+	clear(s.dt.terms)
+}
+
 // lexChunk is how many documents are analysed in parallel before their terms are merged.
 const lexChunk = 1024
 
@@ -206,43 +277,115 @@ func (g *Generation) buildLexical(ctx context.Context) error {
 		entries  []lexEntry
 		docStart = make([]uint32, g.n+1)
 		flen     = make([]uint16, g.n*numFields)
-		local    = make(map[uint64]uint16, 128) // term<<8 | field → tf
+		tids     []uint32 // a document's term ids, by lexDoc term
 		df       []uint32
-		chunk    = make([]docTerms, min(lexChunk, g.n))
+		chunk    []lexDoc
 	)
+	var (
+		voc   *vocab
+		vnum  []uint32 // vocabulary number → 1 + term id (0: none yet)
+		reuse bool     // the previous analysis is taken (its vocabulary is voc)
+	)
+	if g.an != nil {
+		// kept for the next build: every document's analysis, reused or new
+		g.an.lex = make([]lexDoc, g.n)
+		if g.prev != nil && g.prev.voc != nil && g.prevDoc != nil && !g.prev.voc.outgrown(g.prev.terms) {
+			voc, reuse = g.prev.voc, true
+		} else {
+			voc = &vocab{ids: make(map[string]uint32)}
+		}
+		voc.mu.Lock()
+		defer voc.mu.Unlock()
+		g.an.voc = voc
+		vnum = make([]uint32, len(voc.terms), len(voc.terms)+len(voc.terms)/8)
+		defer func() { g.an.terms = len(x.dict) }()
+	} else {
+		chunk = make([]lexDoc, min(lexChunk, g.n))
+	}
+	doc := func(d int) *lexDoc {
+		if g.an != nil {
+			return &g.an.lex[d]
+		}
+		return &chunk[d%lexChunk]
+	}
 	for start := 0; start < g.n; start += lexChunk {
 		end := min(start+lexChunk, g.n)
-		err := parallelFor(ctx, start, end, func(d int) { chunk[d-start].analyze(g.snap.Caps[d]) })
+		err := parallelFor(ctx, start, end, func(d int) {
+			if pd := g.reused(d); reuse && pd >= 0 {
+				*doc(d) = g.prev.lex[pd]
+			} else if ld := doc(d); g.an != nil {
+				ld.analyze(g.snap.Caps[d])
+				ld.ents = slices.Clip(ld.ents)
+			} else {
+				ld.analyze(g.snap.Caps[d])
+			}
+		})
 		if err != nil {
 			return err
 		}
 		for d := start; d < end; d++ {
-			dt := &chunk[d-start]
-			clear(local)
-			for i, t := range dt.terms {
+			ld := doc(d)
+			tids = tids[:0]
+			if voc != nil {
+				if ld.vterms == nil { // analysed now, not reused
+					ld.vterms = make([]uint32, len(ld.terms))
+					for i, t := range ld.terms {
+						v, ok := voc.ids[t]
+						if !ok {
+							v = uint32(len(voc.terms))
+							voc.ids[t] = v
+							voc.terms = append(voc.terms, t)
+						}
+						ld.vterms[i] = v
+					}
+					ld.terms = nil
+				}
+				for _, v := range ld.vterms {
+					for int(v) >= len(vnum) {
+						vnum = append(vnum, 0)
+					}
+					id := vnum[v]
+					if id == 0 {
+						id = uint32(len(x.dict)) + 1
+						vnum[v] = id
+						x.dict[voc.terms[v]] = id - 1
+						df = append(df, 0)
+					}
+					tids = append(tids, id-1)
+				}
+			}
+			for _, t := range ld.terms {
 				id, ok := x.dict[t]
 				if !ok {
 					id = uint32(len(x.dict))
 					x.dict[t] = id
 					df = append(df, 0)
 				}
-				k := uint64(id)<<8 | uint64(dt.fields[i])
-				if local[k] < math.MaxUint16 {
-					local[k]++
-				}
+				tids = append(tids, id)
 			}
-			copy(flen[d*numFields:(d+1)*numFields], dt.flen[:])
+			copy(flen[d*numFields:(d+1)*numFields], ld.flen[:])
 			docStart[d] = uint32(len(entries))
-			for k, tf := range local {
-				entries = append(entries, lexEntry{term: uint32(k >> 8), field: uint8(k), tf: tf})
-			}
-			de := entries[docStart[d]:]
-			slices.SortFunc(de, func(a, b lexEntry) int {
+			byTerm := func(a, b lexEntry) int {
 				if a.term != b.term {
 					return int(a.term) - int(b.term)
 				}
 				return int(a.field) - int(b.field)
-			})
+			}
+			if voc != nil {
+				// A kept analysis is sorted in place, by this build's term ids: the next build
+				// that reuses it finds it sorted already, unless its ids moved (its order
+				// matters to no one else, and the builds that read it hold voc.mu).
+				slices.SortFunc(ld.ents, func(a, b lexEntry) int {
+					return byTerm(lexEntry{term: tids[a.term], field: a.field}, lexEntry{term: tids[b.term], field: b.field})
+				})
+			}
+			for _, e := range ld.ents {
+				entries = append(entries, lexEntry{term: tids[e.term], field: e.field, tf: e.tf})
+			}
+			de := entries[docStart[d]:]
+			if voc == nil {
+				slices.SortFunc(de, byTerm)
+			}
 			for i, e := range de {
 				if i == 0 || de[i-1].term != e.term {
 					df[e.term]++

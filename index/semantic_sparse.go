@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"reflect"
 	"slices"
 	"sync"
 
@@ -94,7 +95,17 @@ func (g *Generation) buildSparse(ctx context.Context) error {
 		return fmt.Errorf("index: the sparse semantic index holds at most %d capabilities, not %d", maxSparseDocs, g.n)
 	}
 	vecs := make([]embed.SparseVector, g.n)
-	err := parallelFor(ctx, 0, g.n, func(d int) { vecs[d] = x.sparse.EmbedSparse(embedText(g.snap.Caps[d])) })
+	prev := g.prev
+	if prev != nil && !sameEmbedder(prev.emb, g.emb) {
+		prev = nil
+	}
+	err := parallelFor(ctx, 0, g.n, func(d int) {
+		if pd := g.reused(d); prev != nil && pd >= 0 && prev.sparse != nil {
+			vecs[d] = prev.sparse[pd]
+		} else {
+			vecs[d] = x.sparse.EmbedSparse(embedText(g.snap.Caps[d]))
+		}
+	})
 	if err != nil {
 		return err
 	}
@@ -158,7 +169,12 @@ func (g *Generation) buildSparse(ctx context.Context) error {
 			post[fill[id]] = uint32(d)<<8 | uint32(uint8(q))
 			fill[id]++
 		}
-		vecs[d] = embed.SparseVector{}
+		if g.an == nil {
+			vecs[d] = embed.SparseVector{}
+		}
+	}
+	if g.an != nil { // kept for the next build
+		g.an.sparse, g.an.emb = vecs, g.emb
 	}
 	x.feats = make([]semFeat, len(df))
 	for id, c := range df {
@@ -168,6 +184,15 @@ func (g *Generation) buildSparse(ctx context.Context) error {
 	x.markCommon(g.n)
 	x.buildForward(g.n)
 	return nil
+}
+
+// sameEmbedder reports whether a and b are the same embedder (the vectors of one are
+// those of the other).
+func sameEmbedder(a, b embed.Embedder) bool {
+	if a == nil || b == nil || reflect.TypeOf(a) != reflect.TypeOf(b) || !reflect.TypeOf(a).Comparable() {
+		return false
+	}
+	return a == b
 }
 
 // shareLists lays out the features' postings (feature id's are post[start[id]:start[id+1]])

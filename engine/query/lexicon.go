@@ -284,6 +284,18 @@ func NewLexicon(snap *registry.Snapshot) *Lexicon {
 	return l
 }
 
+// SameLexiconInputs reports whether a and b (two definitions of one id) give NewLexicon the
+// same entries: it reads every capability's intents, entities, symptoms, aliases, id,
+// external id and resource type, and a pack's title. A snapshot holding the ids of
+// another at the same positions, whose changed capabilities are all the same for this, has
+// the other's lexicon (its Generation aside).
+func SameLexiconInputs(a, b *registry.Capability) bool {
+	return a.ID == b.ID && a.ResourceType == b.ResourceType && a.ExternalID == b.ExternalID &&
+		(a.ResourceType != registry.TypePack || a.Title == b.Title) &&
+		slices.Equal(a.Intents, b.Intents) && slices.Equal(a.Entities, b.Entities) &&
+		slices.Equal(a.Symptoms, b.Symptoms) && slices.Equal(a.Aliases, b.Aliases)
+}
+
 // symptomInfo is what an alias is compared with: the stems and concepts of a symptom's words.
 type symptomInfo struct {
 	keys, concepts []string

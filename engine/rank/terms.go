@@ -48,6 +48,10 @@ type TermCache struct {
 	// byID: the capabilities' ids increase with their docIDs (as in a registry.Snapshot), so
 	// comparing docIDs compares ids.
 	byID bool
+	// an is every document's analysis, by docID, kept for Next (nil in a cache made by
+	// NewTermCache), its terms numbered in voc.
+	an  []analysed
+	voc *vocab
 }
 
 // docTerms is what a TermCache holds of one document. Its numbers are nums[off:end], in the
@@ -221,6 +225,58 @@ type analysed struct {
 	use, notUse [][]string
 	alias       []string
 	text        []string
+	values      [valueKinds][]string // haves
+	// seq is use, notUse and text as a cache kept for Next holds them (use and notUse then
+	// nil): the terms' numbers in the chain's vocabulary (see vocab), laid out as the number
+	// of use entries, each entry's length and terms, the same for notUse, then the text's
+	// terms.
+	seq []uint32
+}
+
+// vocab numbers, for good, every term the caches of one chain (Next) analysed, so that
+// what a cache keeps for the next holds four bytes a term instead of a string. It only
+// grows (see outgrown); mu guards it (a chain's caches are made one after another, but two
+// caches may be made from one).
+type vocab struct {
+	mu    sync.Mutex
+	ids   map[string]uint32
+	terms []string
+}
+
+// outgrown reports whether the vocabulary holds more than twice the live terms (those of
+// the last cache, plus a margin), the rest from texts changed since: the next cache then
+// analyses every capability again into a new one, so that a registry whose words keep
+// changing does not keep every word it ever had.
+func (v *vocab) outgrown(live int) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return len(v.terms) > 2*live+1024
+}
+
+// encode sets a.seq from a's use, notUse and text, and drops those.
+func (v *vocab) encode(a *analysed) {
+	seq := make([]uint32, 0, 2+len(a.use)+len(a.notUse)+len(a.text))
+	add := func(terms []string) {
+		for _, x := range terms {
+			id, ok := v.ids[x]
+			if !ok {
+				id = uint32(len(v.terms))
+				x = strings.Clone(x)
+				v.ids[x] = id
+				v.terms = append(v.terms, x)
+			}
+			seq = append(seq, id)
+		}
+	}
+	for _, list := range [][][]string{a.use, a.notUse} {
+		seq = append(seq, uint32(len(list)))
+		for _, terms := range list {
+			seq = append(seq, uint32(len(terms)))
+			add(terms)
+		}
+	}
+	add(a.text)
+	a.seq, a.use, a.notUse, a.text = slices.Clip(seq), nil, nil, nil
 }
 
 // NewTermCache analyses the entries of caps, whose positions are their docIDs (as in
@@ -228,7 +284,56 @@ type analysed struct {
 // Signals.Terms (for example text.Analyze plus "~"-prefixed concept names) and be safe for
 // concurrent use: the capabilities are analysed on every core, then their terms numbered.
 func NewTermCache(caps []*registry.Capability, analyze func(string) []string) *TermCache {
-	t := &TermCache{docs: make([]docTerms, len(caps)), seed: maphash.MakeSeed(), folds: make(map[string][]uint32), byID: true}
+	return newTermCache(caps, analyze, maphash.MakeSeed(), nil)
+}
+
+// Next returns the term cache of caps (as NewTermCache(caps, analyze) does, analyze being
+// the function t was made with) reusing t's analysis of every capability both hold (the
+// same *registry.Capability, found by id when both are sorted by id as in a
+// registry.Snapshot). The first cache of a chain made by Next analyses everything and keeps
+// its analysis for the next one; a cache made by NewTermCache keeps none. The result does
+// not refer to t.
+func (t *TermCache) Next(caps []*registry.Capability, analyze func(string) []string) *TermCache {
+	return newTermCache(caps, analyze, t.seed, t)
+}
+
+// reuseOf returns, for every capability of caps, the docID of the same capability in
+// prev's analysis, or -1; nil when prev keeps none. Both are walked in id order, so a
+// capability out of order is analysed again, not mistaken.
+func reuseOf(prev *TermCache, caps []*registry.Capability) []int32 {
+	if prev == nil || prev.an == nil {
+		return nil
+	}
+	out := make([]int32, len(caps))
+	j := 0
+	for d, c := range caps {
+		out[d] = -1
+		for j < len(prev.docs) && prev.docs[j].cap.ID < c.ID {
+			j++
+		}
+		if j < len(prev.docs) && prev.docs[j].cap == c {
+			out[d] = int32(j)
+		}
+	}
+	return out
+}
+
+// newTermCache is NewTermCache with the hash seed given and, when prev is not nil, the
+// analysis of prev reused and the new analysis kept (Next).
+func newTermCache(caps []*registry.Capability, analyze func(string) []string, seed maphash.Seed, prev *TermCache) *TermCache {
+	t := &TermCache{docs: make([]docTerms, len(caps)), seed: seed, folds: make(map[string][]uint32), byID: true}
+	prevDoc := reuseOf(prev, caps)
+	var vnum []uint32 // in a kept cache: vocabulary number → 1 + term number (0: none yet)
+	if prev != nil {
+		t.an = make([]analysed, len(caps))
+		t.voc = prev.voc
+		if t.voc == nil || prevDoc == nil || t.voc.outgrown(len(prev.idf)) {
+			t.voc, prevDoc = &vocab{ids: make(map[string]uint32)}, nil
+		}
+		t.voc.mu.Lock()
+		defer t.voc.mu.Unlock()
+		vnum = make([]uint32, len(t.voc.terms), len(t.voc.terms)+len(t.voc.terms)/8)
+	}
 	ids := make(map[string]uint32) // term → number
 	valueIDs := make(map[string]uint32)
 	refer := referrals(caps)
@@ -250,6 +355,23 @@ func NewTermCache(caps []*registry.Capability, analyze func(string) []string) *T
 		slices.Sort(dst)
 		return slices.Compact(dst)
 	}
+	// numberSeq is number for terms given by their vocabulary numbers.
+	numberSeq := func(terms []uint32, dst []uint32) []uint32 {
+		for _, v := range terms {
+			for int(v) >= len(vnum) {
+				vnum = append(vnum, 0)
+			}
+			id := vnum[v]
+			if id == 0 {
+				id = uint32(len(ids)) + 1
+				vnum[v] = id
+				ids[t.voc.terms[v]] = id - 1
+			}
+			dst = append(dst, id-1)
+		}
+		slices.Sort(dst)
+		return slices.Compact(dst)
+	}
 	// entries appends a list of entries to the numbers as docTerms encodes them: each
 	// entry's length and its numbers.
 	entries := func(list [][]string) {
@@ -258,6 +380,19 @@ func NewTermCache(caps []*registry.Capability, analyze func(string) []string) *T
 			t.nums = append(t.nums, uint32(len(buf)))
 			t.nums = append(t.nums, buf...)
 		}
+	}
+	// entriesSeq is entries for a list in analysed.seq from p; it returns the position after.
+	entriesSeq := func(seq []uint32, p int) int {
+		n := int(seq[p])
+		p++
+		for range n {
+			l := int(seq[p])
+			buf = numberSeq(seq[p+1:p+1+l], buf[:0])
+			t.nums = append(t.nums, uint32(len(buf)))
+			t.nums = append(t.nums, buf...)
+			p += 1 + l
+		}
+		return p
 	}
 	for base := 0; base < len(caps); base += chunk {
 		part := caps[base:min(base+chunk, len(caps))]
@@ -269,7 +404,11 @@ func NewTermCache(caps []*registry.Capability, analyze func(string) []string) *T
 				var sb strings.Builder
 				for i := w; i < len(part); i += workers {
 					c := part[i]
-					a := analysed{text: analyze(descriptiveText(&sb, c))}
+					if prevDoc != nil && prevDoc[base+i] >= 0 {
+						res[i] = prev.an[prevDoc[base+i]]
+						continue
+					}
+					a := analysed{text: analyze(descriptiveText(&sb, c)), values: haves(c)}
 					for _, e := range ownEntries(c.WhenToUse, c.Summary) {
 						a.use = append(a.use, analyze(e))
 					}
@@ -293,15 +432,25 @@ func NewTermCache(caps []*registry.Capability, analyze func(string) []string) *T
 			rec := &t.docs[d]
 			c := caps[d]
 			*rec = docTerms{cap: c, off: uint32(len(t.nums)), alias: uint32(len(t.aliasKey)), attrs: attrsOf(c)}
-			entries(a.use)
-			rec.notUse = uint32(len(t.nums))
-			entries(a.notUse)
+			p := 0
+			if t.an != nil {
+				if a.seq == nil { // analysed now, not reused
+					t.voc.encode(a)
+				}
+				p = entriesSeq(a.seq, p)
+				rec.notUse = uint32(len(t.nums))
+				p = entriesSeq(a.seq, p)
+			} else {
+				entries(a.use)
+				rec.notUse = uint32(len(t.nums))
+				entries(a.notUse)
+			}
 			rec.refer = uint32(len(t.nums))
 			if refer != nil {
 				t.nums = append(t.nums, refer[d]...)
 			}
 			rec.values = uint32(len(t.nums))
-			lists := haves(c)
+			lists := a.values
 			for _, list := range lists {
 				t.nums = append(t.nums, uint32(len(list)))
 			}
@@ -320,7 +469,11 @@ func NewTermCache(caps []*registry.Capability, analyze func(string) []string) *T
 				t.nums = append(t.nums, uint32(h), uint32(h>>32))
 			}
 			rec.text = uint32(len(t.nums))
-			buf = number(a.text, buf[:0])
+			if t.an != nil {
+				buf = numberSeq(a.seq[p:], buf[:0])
+			} else {
+				buf = number(a.text, buf[:0])
+			}
 			t.nums = append(t.nums, buf...)
 			rec.end = uint32(len(t.nums))
 			for _, id := range buf {
@@ -328,6 +481,9 @@ func NewTermCache(caps []*registry.Capability, analyze func(string) []string) *T
 					df = append(df, 0)
 				}
 				df[id]++
+			}
+			if t.an != nil {
+				t.an[d] = *a
 			}
 			*a = analysed{}
 		}
