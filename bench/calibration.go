@@ -278,7 +278,7 @@ func score(ls []labelledSearch, m *rank.Model) *Calibration {
 		switch {
 		case pf < m.NoMatchBelow:
 			res = registry.NoConfidentMatch
-		case pc >= m.ConfidentAt:
+		case pc >= m.ConfidentFor(s.l.Features):
 			res = registry.Confident
 		}
 		c.add(pc, res, s.l.Correct)
