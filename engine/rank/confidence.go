@@ -43,8 +43,8 @@ const (
 	fEntityMiss          // the query names entities; the best candidate declares entities, none of them
 	fIntentAgree         // the query names intents and the best candidate does one of them
 	fIntentMiss          // the query names intents; the best candidate declares intents, none of them
-	fDupText             // the closest text (title, summary, id words) of the next two usable candidates to the best's: 1 for a near duplicate
-	fDupVerb             // the next usable candidate does what the best does (the same primary intent, or the same leading verb of its name)
+	fDupText             // the closest text (title, summary, id words) of the runners-up (the next two usable candidates, ties included) to the best's: 1 for a near duplicate
+	fDupVerb             // a usable runner-up at the next score does what the best does (the same primary intent, or the same leading verb of its name)
 	fDupXMargin          // dup_text × (1 − rel_margin): a near duplicate close behind
 	NumFeatures
 )
@@ -66,7 +66,6 @@ func Features(cands []Candidate, s Signals) (f [NumFeatures]float64, ok bool) {
 	}
 	settle(cands, 1)
 	var sc [3]float64
-	var idx [3]int
 	b, n := -1, 0
 	for i := range cands {
 		if n == len(sc) {
@@ -79,7 +78,7 @@ func Features(cands []Candidate, s Signals) (f [NumFeatures]float64, ok bool) {
 		if b < 0 {
 			b = i
 		}
-		sc[n], idx[n] = cands[i].Score, i
+		sc[n] = cands[i].Score
 		n++
 	}
 	if b < 0 {
@@ -177,12 +176,24 @@ func Features(cands []Candidate, s Signals) (f [NumFeatures]float64, ok bool) {
 	}
 	agreement(&f, best, s)
 	if n > 1 {
-		bt := capWords(best.Cap)
-		for _, j := range idx[1:n] {
-			f[fDupText] = math.Max(f[fDupText], jaccard(bt, capWords(cands[j].Cap)))
-		}
-		if v := leadVerb(best.Cap); v != "" && v == leadVerb(cands[idx[1]].Cap) {
-			f[fDupVerb] = 1
+		// The runners-up: the next usable candidates down to the last one's score, ties
+		// included (the order of equal scores is not fixed), at most eight.
+		bt, v := capWords(best.Cap), leadVerb(best.Cap)
+		seenRunners := 0
+		for i := b + 1; i < len(cands) && seenRunners < 8; i++ {
+			settle(cands, i+1)
+			c := &cands[i]
+			if c.Score < sc[n-1] {
+				break
+			}
+			if !usable(c.Availability) {
+				continue
+			}
+			seenRunners++
+			f[fDupText] = math.Max(f[fDupText], jaccard(bt, capWords(c.Cap)))
+			if v != "" && v == leadVerb(c.Cap) && c.Score >= sc[1] {
+				f[fDupVerb] = 1
+			}
 		}
 	}
 	f[fDupXMargin] = f[fDupText] * (1 - f[fRelMargin])
