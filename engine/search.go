@@ -138,7 +138,7 @@ func (e *Engine) prepareVariant(ctx context.Context, req *registry.SearchRequest
 		fs.Within = parsed.Scope
 	}
 	allow := st.gen.Filter(rc, fs)
-	steps := query.PlanSteps(parsed, req)
+	steps := query.PlanSteps(parsed, req, st.lex)
 	plan := make([]actors.Step, 0, len(steps))
 	for _, s := range steps {
 		k := s.Kind
@@ -427,6 +427,11 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 	w := e.weights
 	if v := sc.variant; v != nil && v.Weights != nil {
 		w = *v.Weights
+	}
+	for _, s := range sc.plan {
+		if s.Weight > 0 {
+			scaleWeight(&w, s.Kind, s.Weight)
+		}
 	}
 	w.NoBreakdown = noBreakdown
 	rerank := sc.variant == nil || !sc.variant.NoRerank
@@ -763,4 +768,22 @@ func (t *docTable) find(doc uint32) (int, int32) {
 // set stores v for doc in the slot find returned.
 func (t *docTable) set(slot int, doc uint32, v int32) {
 	t.keys[slot], t.vals[slot] = doc+1, v
+}
+
+// scaleWeight multiplies retriever k's fusion weight in w by f (a plan step's Weight).
+func scaleWeight(w *rank.Weights, k index.Kind, f float64) {
+	switch k {
+	case index.Exact:
+		w.Exact *= f
+	case index.Lexical:
+		w.Lexical *= f
+	case index.Semantic:
+		w.Semantic *= f
+	case index.Metadata:
+		w.Metadata *= f
+	case index.Hierarchy:
+		w.Hierarchy *= f
+	case index.History:
+		w.History *= f
+	}
 }

@@ -15,7 +15,7 @@ func ExampleRules_Normalize() {
 	fmt.Println("intents:", p.Intents)
 	fmt.Println("constraints:", p.Constraints)
 	fmt.Println("forbidden:", p.Forbidden)
-	fmt.Println("plan:", query.Plan(p, nil))
+	fmt.Println("plan:", query.Plan(p, nil, nil))
 	// Output:
 	// intents: [diagnose]
 	// constraints: [read_first no_update]

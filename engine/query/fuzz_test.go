@@ -42,7 +42,7 @@ func FuzzNormalize(f *testing.F) {
 				}
 			}
 		}
-		if len(Plan(p, nil)) == 0 {
+		if len(Plan(p, nil, lex)) == 0 {
 			t.Fatal("empty plan")
 		}
 		checkDerived(t, lex, s)

@@ -58,6 +58,9 @@ type packInfo struct {
 type Lexicon struct {
 	generation uint64
 	ncaps      int
+	// zhShare is the share of the snapshot's capabilities described in Chinese (see
+	// zhDescribedShare): the planner's view of the catalogue's language.
+	zhShare float64
 
 	// The entries as the builder adds them: first maps a first token key to their
 	// indices. NewLexicon extends copies of the base lexicon's and drops its own once frozen.
@@ -203,6 +206,7 @@ func NewLexicon(snap *registry.Snapshot) *Lexicon {
 	l := &Lexicon{
 		generation: snap.Generation,
 		ncaps:      len(snap.Caps),
+		zhShare:    zhDescribedShare(snap.Caps),
 		first:      maps.Clone(base.first),
 		words:      newWordTable(),
 		entries:    slices.Clip(base.entries),

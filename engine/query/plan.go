@@ -2,23 +2,84 @@ package query
 
 import (
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/capdex/capdex/index"
 	"github.com/capdex/capdex/index/text"
 	"github.com/capdex/capdex/registry"
 )
 
-// Step is one retriever of a plan and why it runs.
+// Step is one retriever of a plan, why it runs, and how much its evidence counts.
 type Step struct {
 	Kind   index.Kind
 	Reason string
+	// Weight multiplies the retriever's fusion weight for this query; 0 means 1.
+	Weight float64
+}
+
+// CrossLangSemanticWeight multiplies the semantic retriever's fusion weight for a
+// cross-language query: one written in Chinese against a catalogue described in English,
+// or the other way round. Words do not meet across languages, so the lexical retriever
+// finds only what the shared concept list bridges, while the semantic one meets the other
+// language through its CC-CEDICT bridge (index/embed); at the default weight the fused
+// ranking was below the semantic retriever alone on both cross-language sets of
+// testdata/eval/xlang. Chosen from {1.5, 2, 3, 4} as the value whose worse set is best
+// (bench/report/i17e.md, with the leave-one-set-out figures).
+const CrossLangSemanticWeight = 3
+
+// A catalogue is Chinese when at least zhCatalogue of its capabilities are described in
+// Chinese, English when at most enCatalogue are; anything between is bilingual, and no
+// query is cross-language against it.
+const (
+	zhCatalogue = 0.9
+	enCatalogue = 0.1
+)
+
+// CrossLanguage reports whether a query of this parse is written in the other language
+// than the catalogue lex was built from (see CrossLangSemanticWeight). lex may be nil
+// (never cross-language).
+func CrossLanguage(p *Parsed, lex *Lexicon) bool {
+	if lex == nil || lex.ncaps == 0 {
+		return false
+	}
+	switch p.Lang {
+	case "zh":
+		return lex.zhShare <= enCatalogue
+	case "en":
+		return lex.zhShare >= zhCatalogue
+	}
+	return false
+}
+
+// zhDescribedShare returns the share of caps, packs left out, described in Chinese: a
+// summary (or, without one, a title) holding a Han character.
+func zhDescribedShare(caps []*registry.Capability) float64 {
+	n, zh := 0, 0
+	for _, c := range caps {
+		if c.ResourceType == registry.TypePack {
+			continue
+		}
+		n++
+		d := c.Summary
+		if d == "" {
+			d = c.Title
+		}
+		if strings.ContainsFunc(d, func(r rune) bool { return unicode.Is(unicode.Han, r) }) {
+			zh++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return float64(zh) / float64(n)
 }
 
 // Plan returns the retriever kinds a parsed query needs, in index.Kind order (see
-// PlanSteps). req may be nil.
-func Plan(p *Parsed, req *registry.SearchRequest) []index.Kind {
-	steps := PlanSteps(p, req)
+// PlanSteps). req and lex may be nil.
+func Plan(p *Parsed, req *registry.SearchRequest, lex *Lexicon) []index.Kind {
+	steps := PlanSteps(p, req, lex)
 	out := make([]index.Kind, len(steps))
 	for i, s := range steps {
 		out[i] = s.Kind
@@ -38,11 +99,14 @@ func Plan(p *Parsed, req *registry.SearchRequest) []index.Kind {
 //   - otherwise: exact (cheap, and an exact name must never be missed), lexical, semantic,
 //     metadata and history (skipping semantic for requests whose parse pins them cost the
 //     seed cases a top-1 and resolution accuracy, and skipping history loses what the
-//     caller's recorded sessions say: see bench/report/i18.md);
+//     caller's recorded sessions say: see bench/report/i18.md; per kind of query, the
+//     semantic retriever added nDCG@5 on every kind measured, bench/report/i17e.md);
 //   - a scope (req.Within or p.Scope) adds hierarchy.
 //
-// req may be nil.
-func PlanSteps(p *Parsed, req *registry.SearchRequest) []Step {
+// A cross-language query (CrossLanguage: the text in one language, the catalogue lex was
+// built from in the other) weighs the semantic retriever CrossLangSemanticWeight times its
+// fusion weight, and its reason says so. req and lex may be nil.
+func PlanSteps(p *Parsed, req *registry.SearchRequest, lex *Lexicon) []Step {
 	var why [index.NumKinds]string
 	set := func(reason string, kinds ...index.Kind) {
 		for _, k := range kinds {
@@ -76,14 +140,22 @@ func PlanSteps(p *Parsed, req *registry.SearchRequest) []Step {
 	if p.Scope != "" || req != nil && req.Within != "" {
 		set("a scope", index.Hierarchy)
 	}
+	var weight [index.NumKinds]float64
+	if why[index.Semantic] != "" && CrossLanguage(p, lex) {
+		why[index.Semantic] = crossLangReason
+		weight[index.Semantic] = CrossLangSemanticWeight
+	}
 	out := make([]Step, 0, index.NumKinds)
 	for k, w := range why {
 		if w != "" {
-			out = append(out, Step{Kind: index.Kind(k), Reason: w})
+			out = append(out, Step{Kind: index.Kind(k), Reason: w, Weight: weight[k]})
 		}
 	}
 	return out
 }
+
+// crossLangReason is the semantic step's reason for a cross-language query.
+var crossLangReason = "the request and the catalogue are in different languages: meaning across languages, weight ×" + strconv.Itoa(CrossLangSemanticWeight)
 
 // planFiller are words that say what to do with a named capability, not what it is.
 var planFiller = []string{

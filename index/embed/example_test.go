@@ -14,6 +14,6 @@ func ExampleHashed() {
 	fmt.Println(h.ID())
 	fmt.Println(q.Dot(same) > q.Dot(other))
 	// Output:
-	// hashed-v1-262144
+	// hashed-v2-262144
 	// true
 }

@@ -18,7 +18,7 @@ import (
 const DefaultHashedDim = 1 << 18
 
 // hashedVersion is part of Hashed.ID; bump it whenever features or weights change.
-const hashedVersion = "v1"
+const hashedVersion = "v2"
 
 // Feature weights of Hashed, before sublinear term frequency and L2 normalisation.
 const (
@@ -55,7 +55,9 @@ const (
 // Hashed is the default offline embedder: hashed character n-grams of folded words (3 to
 // 5 runes, with boundary marks), whole stemmed words, CJK unigrams and bigrams, and one
 // feature per concept of the bilingual lexicon (text.AppendConcepts), weighted 2.5 times a
-// word. Term frequency is sublinear (1+ln tf); vectors are L2-normalised. English stop
+// word, and for each Chinese word of the CC-CEDICT bridge (bridge.go) found in a CJK run the
+// word features of its English glosses, so Chinese and English texts, and two Chinese words
+// with one gloss, share features the lexical retriever does not see. Term frequency is sublinear (1+ln tf); vectors are L2-normalised. English stop
 // words are ignored.
 //
 // Its natural form is sparse (EmbedSparse). Embed returns dense vectors of Dim entries,
@@ -68,6 +70,8 @@ type Hashed struct {
 	id   string
 	// conceptBuckets returns the bucket of every default-lexicon concept, by concept id.
 	conceptBuckets func() []uint32
+	// bridge returns the cross-language bridge hashed for h (see bridge.go).
+	bridge func() *bridgeBuckets
 }
 
 // NewHashed returns a Hashed embedder of DefaultHashedDim dimensions.
@@ -91,10 +95,11 @@ func NewHashedDim(dim int) *Hashed {
 		}
 		return b
 	})
+	h.bridge = sync.OnceValue(func() *bridgeBuckets { return newBridgeBuckets(h, defaultBridge()) })
 	return h
 }
 
-// ID is "hashed-v1-<dim>"; the version changes whenever features or weights change.
+// ID is "hashed-v2-<dim>"; the version changes whenever features or weights change.
 func (h *Hashed) ID() string { return h.id }
 
 // Dim is the number of hash buckets.
@@ -164,6 +169,7 @@ func (h *Hashed) embedSparse(dst SparseVector, s string, exact bool) SparseVecto
 		switch {
 		case kind == text.KindCJK:
 			feats = h.cjkFeatures(feats, key)
+			feats = h.bridge().features(feats, key)
 		case stop:
 		case kind == text.KindWord:
 			feats = append(feats, mkFeat(h.bucket(nsWord, key), weightWord))

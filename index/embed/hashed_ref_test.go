@@ -35,6 +35,7 @@ func (h *Hashed) refEmbedSparse(s string) SparseVector {
 		switch st.sc.Kind() {
 		case text.KindCJK:
 			feats = h.refCJKFeatures(feats, st.sc.Text())
+			feats = h.refBridgeFeatures(feats, st.sc.Text())
 		case text.KindWord:
 			term, ok := st.sc.Term()
 			if !ok {
@@ -162,4 +163,28 @@ func (h *Hashed) refBucketBytes(ns byte, b []byte) uint32 {
 		x = (x ^ uint64(c)) * fnvPrime
 	}
 	return uint32(mix(x) % uint64(h.dim))
+}
+
+// refBridgeFeatures is bridgeBuckets.features over runes: forward maximum matching of the
+// run against defaultBridge, each word found adding its English words' features.
+func (h *Hashed) refBridgeFeatures(feats []feat, run string) []feat {
+	rs := []rune(run)
+	b := defaultBridge()
+	for i := 0; i < len(rs); {
+		n := 1
+		for k := min(bridgeMaxRunes, len(rs)-i); k >= bridgeMinRunes; k-- {
+			keys, ok := b.wordKeys(string(rs[i : i+k]))
+			if !ok {
+				continue
+			}
+			w := float32(weightBridge / math.Sqrt(float64(len(keys))))
+			for _, key := range keys {
+				feats = append(feats, mkFeat(h.refBucket(nsWord, key), w))
+			}
+			n = k
+			break
+		}
+		i += n
+	}
+	return feats
 }

@@ -35,10 +35,10 @@ func checkSparse(tb testing.TB, v SparseVector) {
 
 func TestHashedBasics(t *testing.T) {
 	h := NewHashed()
-	if h.ID() != "hashed-v1-262144" || h.Dim() != 1<<18 {
+	if h.ID() != "hashed-v2-262144" || h.Dim() != 1<<18 {
 		t.Fatalf("ID %q Dim %d", h.ID(), h.Dim())
 	}
-	if NewHashedDim(0).Dim() != DefaultHashedDim || NewHashedDim(512).ID() != "hashed-v1-512" {
+	if NewHashedDim(0).Dim() != DefaultHashedDim || NewHashedDim(512).ID() != "hashed-v2-512" {
 		t.Fatal("NewHashedDim does not default or name its dimension")
 	}
 	var _ SparseEmbedder = h
@@ -179,5 +179,28 @@ func TestSparseAndDenseHelpers(t *testing.T) {
 	}
 	if Dot([]float32{1, 2, 3}, []float32{1, 1}) != 3 {
 		t.Fatal("Dot of unequal lengths")
+	}
+}
+
+// TestHashedBridge checks the CC-CEDICT bridge: pairs that share no surface feature and no
+// concept of the hand-made lexicon, across languages and between two Chinese words of one
+// gloss.
+func TestHashedBridge(t *testing.T) {
+	h := NewHashed()
+	tests := []struct{ query, better, worse string }{
+		{"论文的参考文献", "format a thesis", "format a spreadsheet"},
+		{"search picture books for children", "搜索儿童绘本", "搜索儿童玩具"},
+		{"保费是多少", "insurance premium rate", "insurance claim status"},
+		{"记录一次违章", "traffic violation record", "traffic jam record"},
+		{"热门景区", "popular scenic area", "popular restaurant"},
+	}
+	for _, tt := range tests {
+		b, w := cosine(h, tt.query, tt.better), cosine(h, tt.query, tt.worse)
+		if b <= w {
+			t.Errorf("cos(%q, %q) = %.3f, not above cos(…, %q) = %.3f", tt.query, tt.better, b, tt.worse, w)
+		}
+	}
+	if got, _ := defaultBridge().wordKeys("删除"); len(got) == 0 || got[0] != "delet" && got[0] != "delete" {
+		t.Errorf("bridge of 删除 = %q, want the key of delete first", got)
 	}
 }
