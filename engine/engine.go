@@ -156,6 +156,8 @@ type state struct {
 	// packs maps a pack's docID to the docIDs [lo, hi) of its descendants (the snapshot is
 	// sorted by id, so they are contiguous)
 	packs map[uint32][2]uint32
+	// match caches the documents of structured-match filters (see matchAllow)
+	match *matchCache
 }
 
 // packRanges returns the descendants' range of every pack of g.
@@ -410,7 +412,7 @@ func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore boo
 			}
 		}
 	}
-	e.state.Store(&state{gen: g, lex: lex, terms: terms, facts: facts, packs: packRanges(g)})
+	e.state.Store(&state{gen: g, lex: lex, terms: terms, facts: facts, packs: packRanges(g), match: new(matchCache)})
 	return nil
 }
 
@@ -463,7 +465,7 @@ func (e *Engine) applyChange(ctx context.Context, put, deleted []string) error {
 			terms, err = cur.terms.WithCaps(snap.Caps)
 		}
 		if err == nil {
-			e.state.Store(&state{gen: g, lex: cur.lex, terms: terms, facts: newRankFacts(snap.Caps), packs: cur.packs})
+			e.state.Store(&state{gen: g, lex: cur.lex, terms: terms, facts: newRankFacts(snap.Caps), packs: cur.packs, match: new(matchCache)})
 			e.log.Debug("registry generation loaded (availability only)", "generation", gen, "changed", len(put))
 			return nil
 		}

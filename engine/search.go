@@ -108,6 +108,9 @@ func ValidateSearch(req *registry.SearchRequest) error {
 	if req.Within != "" && !registry.ValidID(req.Within) {
 		return fmt.Errorf("%w: within: %q is not a pack id", ErrInvalidRequest, req.Within)
 	}
+	if _, err := query.ParseMatch(req.Match); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidRequest, err)
+	}
 	return nil
 }
 
@@ -137,7 +140,11 @@ func (e *Engine) prepareVariant(ctx context.Context, req *registry.SearchRequest
 		// its neighbours.
 		fs.Within = parsed.Scope
 	}
-	allow := st.gen.Filter(rc, fs)
+	mt, err := query.ParseMatch(req.Match)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
+	}
+	allow, emptied := st.matchAllow(st.gen.Filter(rc, fs), mt)
 	steps := query.PlanSteps(parsed, req, st.lex)
 	plan := make([]actors.Step, 0, len(steps))
 	for _, s := range steps {
@@ -149,7 +156,7 @@ func (e *Engine) prepareVariant(ctx context.Context, req *registry.SearchRequest
 	}
 	iq := &index.Query{
 		Text: parsed.Text, Terms: parsed.Terms, IDs: parsed.IDs,
-		Intents: parsed.Intents, Entities: parsed.Entities, Symptoms: parsed.Symptoms,
+		Intents: parsed.Intents, Entities: parsed.Entities, Symptoms: withRiskSignals(parsed.Symptoms, mt),
 		Match: req.Match, Within: req.Within, Browse: parsed.Browse,
 		User: rc.User, Project: rc.Project, Tenant: rc.Tenant,
 	}
@@ -164,8 +171,20 @@ func (e *Engine) prepareVariant(ctx context.Context, req *registry.SearchRequest
 			iq.Terms = []string{} // the text has no terms: do not analyse it again
 		}
 	}
-	sc := &searchCtx{e: e, st: st, req: req, rc: rc, parsed: parsed, allow: allow, start: start, variant: v, plan: steps}
-	sc.signals = e.signals(st, parsed, req)
+	if mt != nil && len(mt.RiskSignals) > 0 {
+		// a risk signal also meets the words of the rules that mention it without declaring
+		// it as a symptom ("split invoice detection" for split_invoice)
+		terms := iq.Terms
+		if terms == nil {
+			terms = text.Analyze(iq.Text)
+		}
+		for _, rs := range mt.RiskSignals {
+			terms = appendNew(terms, text.Analyze(strings.ReplaceAll(rs, "_", " ")))
+		}
+		iq.Terms = terms
+	}
+	sc := &searchCtx{e: e, st: st, req: req, rc: rc, parsed: parsed, allow: allow, start: start, variant: v, plan: steps, sm: mt, emptied: emptied}
+	sc.signals = e.signals(st, parsed, req, mt)
 	retrieve := actors.RetrieveFunc(st.gen.Retrieve)
 	if e.opts.WrapRetriever != nil {
 		retrieve = e.opts.WrapRetriever(retrieve)
@@ -210,7 +229,7 @@ func stepLimit(k index.Kind) int {
 // signals are what the ranking reads of the parse. The phrase key comes from the
 // normaliser's own scan when it has one (the rules do): scanning the text again would cost
 // as much as the rest of the signals.
-func (e *Engine) signals(st *state, p *query.Parsed, req *registry.SearchRequest) rank.Signals {
+func (e *Engine) signals(st *state, p *query.Parsed, req *registry.SearchRequest, mt *query.Match) rank.Signals {
 	phrase, ok := p.PhraseKey()
 	if !ok {
 		phrase = rank.PhraseKey(p.Text)
@@ -224,7 +243,34 @@ func (e *Engine) signals(st *state, p *query.Parsed, req *registry.SearchRequest
 	if req.Within != "" {
 		s.Scope = req.Within
 	}
+	if mt != nil {
+		// the structured match's intents and risk signals rank like the parse's intents and
+		// symptoms (seed 003 §5 steps 4 and 5): a risk signal meets the rules and other
+		// capabilities that declare it as a symptom
+		s.Intents = appendNew(s.Intents, mt.Intents)
+		s.Symptoms = withRiskSignals(s.Symptoms, mt)
+	}
 	return s
+}
+
+// withRiskSignals returns symptoms followed by the match's risk signals it lacks, in a new
+// slice when there are any (never into the parse's own array).
+func withRiskSignals(symptoms []string, mt *query.Match) []string {
+	if mt == nil {
+		return symptoms
+	}
+	return appendNew(symptoms, mt.RiskSignals)
+}
+
+// appendNew returns list followed by the values of add it lacks, in a new slice when it
+// adds any.
+func appendNew(list, add []string) []string {
+	for _, v := range add {
+		if !slices.Contains(list, v) {
+			list = append(slices.Clip(list), v)
+		}
+	}
+	return list
 }
 
 // symptomsOf returns the symptoms the ranking compares: the parse's, then the symptom
@@ -276,6 +322,10 @@ type searchCtx struct {
 	// expected, when set, makes the final ranking record a calibration sample.
 	expected registry.Resolution
 	plan     []query.Step // the planner's retrievers and reasons
+	// sm is the request's structured match (nil without one); emptied, when not empty,
+	// says which of its hard filters left nothing the caller may discover.
+	sm       *query.Match
+	emptied  string
 	sampling bool
 	sample   rank.Sample
 	// visible holds what the caller may see whatever the request's filters (computed on the
@@ -437,6 +487,7 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 	rerank := sc.variant == nil || !sc.variant.NoRerank
 	w.Unsorted = rerank // Rerank sorts
 	rank.Fuse(cands, w)
+	rank.DemoteDeprecated(cands, gen.Deprecated, rank.DeprecatedPenalty, !rerank)
 	if rerank {
 		ro := e.rerank
 		ro.Terms = sc.st.terms
@@ -447,6 +498,9 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 	sig := sc.signals
 	sig.PolicyHidden = sc.policyHidden()
 	res, reason, missing, conf := rank.ResolveConfidence(cands, sig, th)
+	if reason == rank.ReasonPolicyHidden && sc.namedIncompatible() {
+		reason = rank.ReasonIncompatible // named, discoverable, but made for another os
+	}
 	if sc.sampling && g.Final {
 		sc.sample = rank.SampleOf(cands, sig, sc.expected)
 	}
@@ -492,6 +546,9 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 		Query: sc.req.Query, Scope: scopeOf(sc.req), Resolution: res, Reason: reason,
 		Confidence: round4(conf), Decision: registry.Decide(res, reason),
 		MissingInformation: missing, Matches: make([]registry.Match, 0, len(top)),
+	}
+	if len(top) == 0 && sc.emptied != "" {
+		resp.ReasonDetail = sc.emptied
 	}
 	for i := range top {
 		resp.Matches = append(resp.Matches, sc.match(i+1, &top[i]))
@@ -550,7 +607,7 @@ func (sc *searchCtx) emptyPack(d uint32) bool {
 	gen := sc.st.gen
 	if sc.visible == nil {
 		sc.visible = sc.allow
-		if r := sc.req; r.Within != "" || len(r.Types) > 0 || r.SideEffectMax != "" {
+		if r := sc.req; r.Within != "" || len(r.Types) > 0 || r.SideEffectMax != "" || sc.sm != nil && len(sc.sm.Filters) > 0 {
 			sc.visible = gen.Filter(sc.rc, index.FilterSpec{})
 		}
 	}
@@ -637,6 +694,29 @@ func (sc *searchCtx) policyHidden() bool {
 	return false
 }
 
+// namedIncompatible reports whether every id the query names that policyHidden counts is
+// made for another os than the caller's (the pre-filter drops what supported_os excludes):
+// the answer is then incompatible (seed 004), not policy_hidden.
+func (sc *searchCtx) namedIncompatible() bool {
+	snap := sc.st.gen.Snapshot()
+	found := false
+	for _, id := range sc.parsed.IDs {
+		d, ok := snap.DocID(id)
+		if !ok || sc.allow.Contains(d) {
+			continue
+		}
+		c := snap.Caps[d]
+		if !policy.Check(c, sc.rc, registry.GateDiscover).Allowed {
+			continue
+		}
+		if policy.SupportsOS(c, sc.rc.OS) {
+			return false
+		}
+		found = true
+	}
+	return found
+}
+
 func (sc *searchCtx) match(n int, c *rank.Candidate) registry.Match {
 	cp := c.Cap
 	m := registry.Match{
@@ -660,6 +740,9 @@ func (sc *searchCtx) match(n int, c *rank.Candidate) registry.Match {
 	}
 	if sc.req.Explain {
 		x := &registry.Explanation{Score: slices.Clone(c.Breakdown)}
+		if cp.Status == registry.StatusDeprecated {
+			x.Score = append(x.Score, registry.ScoreComponent{Name: rank.CompDeprecated, Value: -rank.DeprecatedPenalty})
+		}
 		for _, s := range c.Evidence {
 			x.Evidence = append(x.Evidence, registry.EvidenceItem{Retriever: s.Retriever, Rank: s.Rank, RawScore: round4(s.Raw), Matched: s.Matched})
 		}

@@ -19,8 +19,13 @@ type SearchRequest struct {
 	Explain bool `json:"explain,omitempty"`
 }
 
-// StructuredMatch is the optional structured part of a search request.
+// StructuredMatch is the optional structured part of a search request (seed 003 §4-§5,
+// docs/matching.md). NextStep, CapabilityTypes, Domain and Scenario are hard filters, in
+// that order; Intents and RiskSignals rank.
 type StructuredMatch struct {
+	// NextStep names the orchestrator's next step ("run_rule"); it selects capability
+	// types by the table of engine/query (NextSteps).
+	NextStep        string   `json:"next_step,omitempty"`
 	Domain          string   `json:"domain,omitempty"`
 	Scenario        string   `json:"scenario,omitempty"`
 	Intents         []string `json:"intents,omitempty"`
@@ -157,6 +162,9 @@ type SearchResponse struct {
 	Resolution Resolution `json:"resolution"`
 	// Reason is a code such as no_match, unavailable, incompatible, policy_hidden.
 	Reason string `json:"reason,omitempty"`
+	// ReasonDetail says, when a hard filter of the request's match left no capability the
+	// caller may discover, which filter it was ("match.domain \"hr\": ...").
+	ReasonDetail string `json:"reason_detail,omitempty"`
 	// Confidence (0..1) is the calibrated probability that the first match is the one
 	// wanted (see docs/calibration.md).
 	Confidence float64 `json:"confidence"`

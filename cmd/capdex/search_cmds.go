@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -13,13 +14,14 @@ import (
 
 func cmdSearch(ctx context.Context, env *cliEnv, args []string) error {
 	var c common
-	fs := newFlags(env, "search", "[--within P] [--types T,...] [--side-effect-max X] [--limit N] [--explain] [--json] [--as T:U:S,...] QUERY")
+	fs := newFlags(env, "search", "[--within P] [--types T,...] [--side-effect-max X] [--limit N] [--match JSON] [--explain] [--json] [--as T:U:S,...] QUERY")
 	c.register(fs)
 	within := fs.String("within", "", "limit the search to a pack and its subtree")
 	types := fs.String("types", "", "resource types, comma separated: pack,action,recipe")
 	sem := fs.String("side-effect-max", "", "strongest side effect allowed: R, W-local, W-shared or I")
 	limit := fs.Int("limit", registry.DefaultLimit, "matches to return, 1..10")
 	explain := fs.Bool("explain", false, "show each match's evidence per retriever and its score breakdown")
+	match := fs.String("match", "", `structured match as a JSON object (docs/matching.md), e.g. {"next_step":"run_rule","domain":"finance"}`)
 	embedder := registerEmbedder(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -39,6 +41,14 @@ func cmdSearch(ctx context.Context, env *cliEnv, args []string) error {
 	if *types != "" {
 		for _, t := range strings.Split(*types, ",") {
 			req.Types = append(req.Types, registry.ResourceType(strings.TrimSpace(t)))
+		}
+	}
+	if *match != "" {
+		dec := json.NewDecoder(strings.NewReader(*match))
+		dec.DisallowUnknownFields()
+		req.Match = new(registry.StructuredMatch)
+		if err := dec.Decode(req.Match); err != nil || dec.More() {
+			return badInput("--match: not a structured match object: %v", err)
 		}
 	}
 	if err := engine.ValidateSearch(&req); err != nil {
@@ -69,6 +79,9 @@ func printSearch(w io.Writer, r *registry.SearchResponse) {
 		fmt.Fprintf(w, " (%s)", r.Reason)
 	}
 	fmt.Fprintln(w)
+	if r.ReasonDetail != "" {
+		fmt.Fprintf(w, "because: %s\n", r.ReasonDetail)
+	}
 	for _, m := range r.MissingInformation {
 		fmt.Fprintf(w, "missing: %s\n", m)
 	}

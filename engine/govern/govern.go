@@ -36,8 +36,13 @@ const (
 	// ReasonNotRunnable: the id is a pack or a recipe; a recipe's steps are in RunResult.Steps.
 	ReasonNotRunnable = "not_runnable"
 	// ReasonUnavailable: the action's backend is down (health down, such as an upstream MCP
-	// server that is not connected); the message says why.
+	// server that is not connected) or the caller's budget is below its min_budget; the
+	// message says why.
 	ReasonUnavailable = "unavailable"
+	// ReasonIncompatible: the caller's context does not fit the action: supported_os,
+	// required_executors, compatibility.regions or agent_runtime, or a feature flag
+	// (policy.Unusable); Errors lists every reason.
+	ReasonIncompatible = "incompatible"
 	// ReasonVersionMismatch: the pinned version is not the active one.
 	ReasonVersionMismatch = "version_mismatch"
 	// ReasonInvalidArguments: the arguments do not match arguments_schema; Errors lists all.
@@ -325,10 +330,16 @@ func (g *Governor) Run(ctx context.Context, rc *registry.RuntimeContext, req Run
 		return a.refuse(ctx, ReasonNotRunnable, msg)
 	}
 
-	// 3. health down (such as an upstream MCP server that is not connected): nothing could
-	// answer the run.
-	if strings.EqualFold(c.Health.Status, "down") {
-		return a.refuse(ctx, ReasonUnavailable, "health is down: "+c.Health.Message)
+	// 3. what the caller's context cannot run (policy.Unusable): health down (such as an
+	// upstream MCP server that is not connected) or budget is unavailable; an os, executor,
+	// region, agent runtime or feature flag the action does not support is incompatible.
+	// The handler is never reached.
+	if class, reasons := policy.Unusable(c, rc); class != "" {
+		code := ReasonUnavailable
+		if class == registry.Incompatible {
+			code = ReasonIncompatible
+		}
+		return a.refuse(ctx, code, strings.Join(reasons, "; "), reasons...)
 	}
 
 	// 3b. version pin.

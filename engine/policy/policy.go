@@ -155,7 +155,7 @@ func Availability(c *registry.Capability, rc *registry.RuntimeContext) (registry
 		unavailable = append(unavailable, fmt.Sprintf("budget %g below min_budget %g", rc.Budget, mb))
 	}
 
-	if rc.OS != "" && len(c.SupportedOS) > 0 && !containsOS(c.SupportedOS, rc.OS) {
+	if !SupportsOS(c, rc.OS) {
 		incompatible = append(incompatible, fmt.Sprintf("os %s not in supported_os %v", rc.OS, c.SupportedOS))
 	}
 	if rc.Executors != nil {
@@ -239,6 +239,12 @@ func normOS(s string) string {
 	return s
 }
 
+// SupportsOS reports whether c runs on os: an empty os (unknown) or an empty supported_os
+// (any) says yes; darwin and osx are macos.
+func SupportsOS(c *registry.Capability, os string) bool {
+	return os == "" || len(c.SupportedOS) == 0 || containsOS(c.SupportedOS, os)
+}
+
 func containsOS(list []string, os string) bool {
 	os = normOS(os)
 	for _, o := range list {
@@ -247,4 +253,24 @@ func containsOS(list []string, os string) bool {
 		}
 	}
 	return false
+}
+
+// Unusable says whether the caller's context keeps c from running now, whatever its gates:
+// the unavailable and incompatible classes of Availability (health down, offline, disabled,
+// budget; supported_os, required_executors, agent runtime, regions, feature flags). It
+// returns that class with its reasons, or "" and nil. Run refuses such an action before
+// its handler is reached; the caller's gates are judged separately (Check, Disclose), and
+// first, so nothing of a capability the caller may not discover is told.
+func Unusable(c *registry.Capability, rc *registry.RuntimeContext) (registry.Availability, []string) {
+	class, reasons := Availability(c, rc)
+	if class != registry.Unavailable && class != registry.Incompatible {
+		return "", nil
+	}
+	out := make([]string, 0, len(reasons))
+	for _, r := range reasons {
+		if strings.HasPrefix(r, string(registry.Unavailable)+": ") || strings.HasPrefix(r, string(registry.Incompatible)+": ") {
+			out = append(out, r)
+		}
+	}
+	return class, out
 }

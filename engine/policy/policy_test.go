@@ -316,3 +316,34 @@ func TestAllowedReason(t *testing.T) {
 		}
 	}
 }
+
+// TestUnusable: over Availability's cases, run's check answers exactly the unavailable and
+// incompatible ones, with only their reasons; the others (confirmation, credentials,
+// forbidden) are left to the gates and the confirmation step.
+func TestUnusable(t *testing.T) {
+	for _, tt := range availabilityCases {
+		t.Run(tt.name, func(t *testing.T) {
+			c := action(t, tt.mut)
+			rc := dev()
+			if tt.rc != nil {
+				tt.rc(rc)
+			}
+			got, reasons := Unusable(c, rc)
+			switch tt.want {
+			case registry.Unavailable, registry.Incompatible:
+				if got != tt.want || len(reasons) == 0 {
+					t.Fatalf("Unusable = %s %q, want %s", got, reasons, tt.want)
+				}
+				for _, r := range reasons {
+					if !strings.HasPrefix(r, "unavailable: ") && !strings.HasPrefix(r, "incompatible: ") {
+						t.Errorf("reason %q of another class", r)
+					}
+				}
+			default:
+				if got != "" || reasons != nil {
+					t.Fatalf("Unusable = %s %q for %s", got, reasons, tt.want)
+				}
+			}
+		})
+	}
+}

@@ -28,14 +28,31 @@ const (
 	ToolRun      = "capability_run"
 )
 
-// SearchInputSchema is capability_search's input schema, exactly as docs/ARCHITECTURE.md "Protocol" gives it.
-const SearchInputSchema = `{"type":"object","properties":{` +
+// SearchInputSchema is capability_search's input schema, as docs/ARCHITECTURE.md "Protocol"
+// gives it, with the structured match of docs/matching.md.
+var SearchInputSchema = `{"type":"object","properties":{` +
 	`"query":{"type":"string"},` +
 	`"within":{"type":"string"},` +
 	`"types":{"type":"array","items":{"enum":["pack","action","recipe"]}},` +
 	`"side_effect_max":{"enum":["R","W-local","W-shared","I"]},` +
-	`"limit":{"type":"integer","minimum":1,"maximum":10,"default":5}},` +
+	`"limit":{"type":"integer","minimum":1,"maximum":10,"default":5},` +
+	`"match":` + matchSchema() + `},` +
 	`"required":["query"],"additionalProperties":false}`
+
+// matchSchema is the JSON Schema of a search request's structured match.
+func matchSchema() string {
+	names := nextStepNames()
+	enum := func(vs []string) string {
+		b, _ := json.Marshal(vs)
+		return `{"enum":` + string(b) + `}`
+	}
+	strs := `{"type":"array","items":{"type":"string"},"maxItems":16}`
+	return `{"type":"object","description":"Structured match for orchestrators that hold an ontology (seed 003): next_step, capability_types, domain and scenario filter; intents and risk_signals rank.","properties":{` +
+		`"next_step":` + enum(names) + `,` +
+		`"capability_types":{"type":"array","items":` + enum(registry.CapabilityTypes) + `,"maxItems":16},` +
+		`"domain":{"type":"string"},"scenario":{"type":"string"},` +
+		`"intents":` + strs + `,"risk_signals":` + strs + `},"additionalProperties":false}`
+}
 
 const listInputSchema = `{"type":"object","properties":{` +
 	`"pack":{"type":"string","description":"The pack to browse, e.g. maintenance.codex; empty or absent lists the root packs."}},` +
@@ -215,11 +232,12 @@ func (sess *mcpSession) rc(req *mcp.CallToolRequest) registry.RuntimeContext {
 }
 
 type searchArgs struct {
-	Query         string                  `json:"query"`
-	Within        string                  `json:"within,omitempty"`
-	Types         []registry.ResourceType `json:"types,omitempty"`
-	SideEffectMax registry.SideEffect     `json:"side_effect_max,omitempty"`
-	Limit         json.RawMessage         `json:"limit,omitempty"`
+	Query         string                    `json:"query"`
+	Within        string                    `json:"within,omitempty"`
+	Types         []registry.ResourceType   `json:"types,omitempty"`
+	SideEffectMax registry.SideEffect       `json:"side_effect_max,omitempty"`
+	Limit         json.RawMessage           `json:"limit,omitempty"`
+	Match         *registry.StructuredMatch `json:"match,omitempty"`
 }
 
 func (sess *mcpSession) search(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -227,7 +245,7 @@ func (sess *mcpSession) search(ctx context.Context, req *mcp.CallToolRequest) (*
 	if err := toolArgs(req, &a); err != nil {
 		return nil, err
 	}
-	sr := registry.SearchRequest{Query: a.Query, Within: a.Within, Types: a.Types, SideEffectMax: a.SideEffectMax}
+	sr := registry.SearchRequest{Query: a.Query, Within: a.Within, Types: a.Types, SideEffectMax: a.SideEffectMax, Match: a.Match}
 	if len(a.Limit) > 0 {
 		n, err := parseLimit(a.Limit)
 		if err != nil {

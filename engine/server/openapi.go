@@ -1,6 +1,11 @@
 package server
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/capdex/capdex/engine"
+	"github.com/capdex/capdex/registry"
+)
 
 // openAPIDocument is the OpenAPI 3.1 description of the HTTP API, served at /openapi.json.
 // TestOpenAPI keeps it true: every route is documented, every documented operation is
@@ -143,13 +148,17 @@ func openAPI() m {
 			"explain":         boolean("Add each match's evidence per retriever and its score breakdown."),
 		}, "query"),
 		"StructuredMatch": object("Optional structured match for orchestrators that hold an ontology.", true, m{
-			"domain": str("Domain."), "scenario": str("Scenario."), "intents": strs("Intents."),
-			"risk_signals": strs("Risk signals."), "capability_types": strs("Capability types."),
+			"next_step": enum("The orchestrator's next step; selects capability types (docs/matching.md).", nextStepNames()...),
+			"domain":    str("Hard filter: the capability's domain."), "scenario": str("Hard filter: one of the capability's scenarios."),
+			"intents":          strs("Ranking: intents the capability should serve."),
+			"risk_signals":     strs("Ranking: risk signals, met by the symptoms rules and other capabilities declare."),
+			"capability_types": arr(enum("Capability type.", registry.CapabilityTypes...), "Hard filter: capability types."),
 		}),
 		"SearchResponse": object("capability_search output. It never carries schemas.", false, m{
 			"query": str("The query."), "scope": str("The searched pack, or all."),
 			"resolution":          enum("How sure the search is.", "confident", "ambiguous", "no_confident_match"),
 			"reason":              str("A reason code: no_match, unavailable, incompatible, policy_hidden."),
+			"reason_detail":       str("Which hard filter of match left nothing the caller may discover."),
 			"confidence":          number("Calibrated probability (0..1) that the first match is the one wanted."),
 			"decision":            enum("The route decision.", "confident", "clarify", "no_match", "unavailable", "incompatible", "policy_hidden"),
 			"fallback":            arr(ref("FallbackStep"), "What to do next when not confident, in order: observe, ask, read_only, hand_off, refuse."),
@@ -235,7 +244,7 @@ func openAPI() m {
 		}),
 		"RunResult": object("The outcome of a run; a refusal is an answer, not an HTTP error.", false, m{
 			"status":             enum("Outcome.", "succeeded", "confirmation_required", "refused", "failed"),
-			"reason":             str("Reason code: not_found, not_runnable, unavailable, version_mismatch, invalid_arguments, forbidden, network_unenforceable, confirmation_required, invalid_confirmation, timed_out, handler_failed, invalid_output."),
+			"reason":             str("Reason code: not_found, not_runnable, unavailable, incompatible, version_mismatch, invalid_arguments, forbidden, network_unenforceable, confirmation_required, invalid_confirmation, timed_out, handler_failed, invalid_output."),
 			"message":            str("Why, in one sentence."),
 			"errors":             strs("Every schema or token problem."),
 			"id":                 str("Action id."),
@@ -420,4 +429,14 @@ func openAPI() m {
 			},
 		},
 	}
+}
+
+// nextStepNames lists the next_step values of a structured match.
+func nextStepNames() []string {
+	steps := engine.NextSteps()
+	out := make([]string, len(steps))
+	for i, s := range steps {
+		out[i] = s.Step
+	}
+	return out
 }
