@@ -156,9 +156,10 @@ func TestFeedbackWarmCold(t *testing.T) {
 	}
 	type config struct{ weight, minSim float64 }
 	var configs []config
-	// weights up to the lexical retriever's (history stays a weak signal), least similarities
-	for _, w := range []float64{0.4, 0.8, 1.2} {
-		for _, s := range []float64{0.15, 0.2, 0.3, 0.4} {
+	// weights up to 2 (one user's vote, capped at UserCap 0.5, then gives at most 1, below
+	// the lexical retriever's 1.2: history stays a weak signal), least similarities
+	for _, w := range []float64{0.8, 1.2, 1.6, 2.0} {
+		for _, s := range []float64{0.1, 0.15, 0.2, 0.3} {
 			configs = append(configs, config{w, s})
 		}
 	}

@@ -31,13 +31,16 @@ func (e *Engine) Definition(id string, version int) (*registry.Capability, error
 func (e *Engine) Import(ctx context.Context, caps []*registry.Capability, actor string) error {
 	e.adminMu.Lock()
 	defer e.adminMu.Unlock()
-	sealed := make([]*registry.Capability, len(caps))
+	// Shallow copies without the typed digest: nothing below modifies a definition, the
+	// lint checks no digest that is absent, and the store computes every digest it stores
+	// (the generation is read back from the store).
+	unsealed := make([]*registry.Capability, len(caps))
 	for i, c := range caps {
-		sealed[i] = c.Clone()
-		sealed[i].Provenance.SchemaDigest = ""
-		registry.Seal(sealed[i])
+		d := *c
+		d.Provenance.SchemaDigest = ""
+		unsealed[i] = &d
 	}
-	caps = sealed
+	caps = unsealed
 	all, affected, err := e.withChange(caps)
 	if err != nil {
 		return err

@@ -442,15 +442,13 @@ func (e *Engine) applyChange(ctx context.Context, put, deleted []string) error {
 	case gen != old.Generation+1:
 		return e.reloadLocked(ctx)
 	}
-	caps := make([]*registry.Capability, 0, len(put))
+	caps, err := e.store.GetActive(put)
+	if err != nil {
+		return err
+	}
 	avail := len(deleted) == 0
-	for _, id := range put {
-		c, err := e.store.Get(id, 0)
-		if err != nil {
-			return err
-		}
-		caps = append(caps, c)
-		if prev, ok := old.Get(id); !ok || !availabilityOnly(prev, c) {
+	for _, c := range caps {
+		if prev, ok := old.Get(c.ID); !ok || !availabilityOnly(prev, c) {
 			avail = false
 		}
 	}

@@ -57,6 +57,7 @@ func (c *Capability) Clone() *Capability {
 		Tenants: slices.Clone(c.Eff.Tenants),
 		ACL:     c.Eff.ACL.clone(),
 		Packs:   slices.Clone(c.Eff.Packs),
+		below:   slices.Clone(c.Eff.below),
 	}
 	return &d
 }

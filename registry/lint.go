@@ -383,19 +383,35 @@ func LintAffected(caps []*Capability, affected func(*Capability) bool) LintError
 
 // lintWith checks the capabilities of caps for which affected is true (see LintAffected).
 func lintWith(caps []*Capability, toolName func(string) string, affected func(*Capability) bool) LintErrors {
-	l := &linter{byID: make(map[string]*Capability, len(caps)), first: make(map[string]int, len(caps)), toolName: toolName}
+	var check []int
 	for i, c := range caps {
-		if c == nil {
+		if c != nil && affected(c) {
+			check = append(check, i)
+		}
+	}
+	// The rules read, of other capabilities, only those of a checked one's own id (the first
+	// of a duplicate) and of its ancestors: with few to check, only those ids are indexed, so
+	// that a change to a large registry does not pay for a map of every id.
+	var want map[string]bool
+	if len(check)*8 < len(caps) {
+		want = make(map[string]bool, 4*len(check))
+		for _, i := range check {
+			for id := caps[i].ID; id != "" && !want[id]; id = Parent(id) {
+				want[id] = true
+			}
+		}
+	}
+	l := &linter{byID: make(map[string]*Capability, len(want)), first: make(map[string]int, len(want)), toolName: toolName}
+	for i, c := range caps {
+		if c == nil || c.ID == "" || want != nil && !want[c.ID] {
 			continue
 		}
-		if _, dup := l.byID[c.ID]; !dup && c.ID != "" {
+		if _, dup := l.byID[c.ID]; !dup {
 			l.byID[c.ID], l.first[c.ID] = c, i
 		}
 	}
-	for i, c := range caps {
-		if c != nil && affected(c) {
-			l.capability(c, i)
-		}
+	for _, i := range check {
+		l.capability(caps[i], i)
 	}
 	l.toolNames(caps, affected)
 	l.checkParallel()

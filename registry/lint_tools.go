@@ -1,15 +1,19 @@
 package registry
 
+import "strings"
+
 // toolNames refuses two capabilities whose actions would be one leaf tool: ToolName is
 // injective up to its hashed form (ids past 63 bytes), so only a hash collision gets here.
 // A collision is reported on the later capability when it or one before it with the same
 // name is affected (LintAffected): on a registry that linted clean, a collision between two
 // capabilities neither of which changed cannot arise.
 func (l *linter) toolNames(caps []*Capability, affected func(*Capability) bool) {
-	seen := make(map[string]string, len(caps))
+	seen := map[string]string{}  // hashed names only: usually none
 	touched := map[string]bool{} // names held by an affected capability seen so far
 	for _, c := range caps {
-		if c == nil || !ValidID(c.ID) {
+		// distinct ids get distinct names unless hashed (see ToolName); invalid ids are
+		// reported on their own
+		if c == nil || !hashedToolName(c.ID) || !ValidID(c.ID) {
 			continue
 		}
 		name := l.toolName(c.ID)
@@ -24,4 +28,14 @@ func (l *linter) toolNames(caps []*Capability, affected func(*Capability) bool) 
 			touched[name] = true
 		}
 	}
+}
+
+// hashedToolName reports whether ToolName(id) is a hashed name: the only names two valid ids
+// can share, as the others map ids one to one.
+func hashedToolName(id string) bool {
+	n := len(id)
+	if strings.IndexByte(id, '.') >= 0 {
+		n++ // the first dot becomes "__"
+	}
+	return n > maxToolName
 }

@@ -58,8 +58,10 @@ func schemaError(raw []byte) string {
 	if ok {
 		return msg
 	}
-	if _, err := compileSchema(raw); err != nil {
-		msg = flattenSchemaError(err)
+	if !simpleSchemaCompiles(raw) {
+		if _, err := compileSchema(raw); err != nil {
+			msg = flattenSchemaError(err)
+		}
 	}
 	schemaCache.Lock()
 	if len(schemaCache.m) >= schemaCacheMax {

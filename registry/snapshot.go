@@ -150,12 +150,15 @@ func (s *Snapshot) Apply(gen uint64, put []*Capability, deleted []string) (*Snap
 // fillEff computes c.Eff from its parent in s (already filled).
 func (s *Snapshot) fillEff(c *Capability) {
 	c.Eff = Effective{Enabled: c.Enabled == nil || *c.Enabled, Tenants: c.Tenants, ACL: c.ACL}
+	defer fillBelow(c)
 	p, ok := s.Get(Parent(c.ID))
 	if !ok {
 		return
 	}
 	pe := p.Eff
-	c.Eff.Packs = append(slices.Clone(pe.Packs), p.ID)
+	if c.Eff.Packs = pe.below; c.Eff.Packs == nil { // a parent that is not a pack (lint refuses it)
+		c.Eff.Packs = slices.Clip(append(slices.Clone(pe.Packs), p.ID))
+	}
 	c.Eff.Enabled = c.Eff.Enabled && pe.Enabled && p.Status != StatusOffline
 	if len(c.Eff.Tenants) == 0 {
 		c.Eff.Tenants = pe.Tenants
@@ -164,4 +167,11 @@ func (s *Snapshot) fillEff(c *Capability) {
 		c.Eff.ACL = ACL{Discover: pe.ACL.Discover, Describe: pe.ACL.Describe, Execute: pe.ACL.Execute}
 	}
 	c.Eff.ACL.Deny = mergeUnique(c.ACL.Deny, pe.ACL.Deny)
+}
+
+// fillBelow sets c.Eff.below of a pack (its children's Packs) once its Packs are known.
+func fillBelow(c *Capability) {
+	if c.ResourceType == TypePack {
+		c.Eff.below = slices.Clip(append(slices.Clone(c.Eff.Packs), c.ID))
+	}
 }

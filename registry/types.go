@@ -289,6 +289,9 @@ type Effective struct {
 	// ACL is the node's ACL, or the nearest ancestor's when the node has none; deny lists of
 	// ancestors are always added.
 	ACL ACL
-	// Packs are the ids of the ancestor packs, root first.
+	// Packs are the ids of the ancestor packs, root first. The children of one pack share
+	// one list (its capacity is its length, so an append copies it): never modify it.
 	Packs []string
+	// below is a pack's Packs and its own id: its children's Packs.
+	below []string
 }

@@ -6,7 +6,9 @@
 //
 //   - Votes: which capabilities did the tenant's past successful sessions run, when their
 //     searches were like this query? Similarity is the cosine of IDF-weighted term sets
-//     (index/text's analyser) over the tenant's successful searches; a past session counts
+//     (index/text's analyser and the lexicon's concepts) over the tenant's successful
+//     searches, a term weighing by how few of the capabilities learned it led to, found
+//     through an inverted index of their terms with MaxScore pruning; a past session counts
 //     only at or above Options.MinSimilarity, weighs its similarity decayed with its age
 //     (Options.HalfLife), and each user's weight for one capability is capped at
 //     Options.UserCap, so that one user repeating a choice counts as one user. The history

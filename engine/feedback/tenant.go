@@ -21,31 +21,59 @@ type tenant struct {
 	sessions map[string]*store.FeedbackRecord
 	// learned are the successful searches: one per (search, capability run successfully).
 	learned []learned
-	// post maps a term to the indexes of the learned searches holding it.
-	post map[string][]int32
+	// dict numbers the terms of the learned searches (names is its inverse); post holds by
+	// term number the indexes of the learned searches holding it (ascending): the inverted
+	// index votes walks.
+	dict  map[string]int32
+	names []string
+	post  [][]int32
+	// capTerm counts the learned searches holding a term that led to one capability, and
+	// capDF by term number the capabilities a term led to (the keys of capTerm with that
+	// term). A term weighs by how few of the capabilities learned it led to (idf), not by
+	// how many searches held it: a phrase every user says whatever they want ("help me",
+	// "the place mentioned in my notes") led to many capabilities and weighs little,
+	// however often one capability was searched for with it.
+	capTerm map[termCap]int32
+	capDF   []int32
+	// capNum and userNum number the capabilities and users of learned (capIDs is capNum's
+	// inverse), so that votes adds up by numbers.
+	capNum  map[string]int32
+	capIDs  []string
+	userNum map[string]int32
 	// norms holds per learned search Σ idf² of its terms, with the idf of when it was
-	// computed: all of them by refresh when learned held normN searches, each later one
-	// when it was learned. stale says learned has grown by a sixteenth since normN (or was
-	// cut), so that refresh must recompute them.
-	norms []float64
-	normN int
-	stale bool
-	caps  map[string]*counts
-	tot   Totals
+	// computed: all of them by refresh when the tenant had learned normN searches of normC
+	// capabilities, each later one when it was learned. stale says either has grown by a
+	// sixteenth since (or learned was cut), so that refresh must recompute them.
+	// minNorm is the least of norms, votes' bound for pruning.
+	norms   []float64
+	minNorm float64
+	normN   int
+	normC   int
+	stale   bool
+	caps    map[string]*counts
+	tot     Totals
+}
+
+// termCap is a (term, capability) pair of capTerm.
+type termCap struct {
+	term int32
+	id   string
 }
 
 // learned is a successful search: who searched, the capability it led to, when, and the
-// search's distinct terms.
+// search's distinct terms (numbers of tenant.dict), ascending.
 type learned struct {
 	user, id string
+	cap, usr int32 // numbers of id and user (tenant.capNum, tenant.userNum)
 	at       int64
-	terms    []string
+	terms    []int32
 }
 
 type counts struct{ searched, described, ran, succeeded int }
 
 func newTenant() *tenant {
-	return &tenant{sessions: map[string]*store.FeedbackRecord{}, caps: map[string]*counts{}, post: map[string][]int32{}}
+	return &tenant{sessions: map[string]*store.FeedbackRecord{}, caps: map[string]*counts{}, dict: map[string]int32{},
+		capTerm: map[termCap]int32{}, capNum: map[string]int32{}, userNum: map[string]int32{}}
 }
 
 func (t *tenant) count(id string) *counts {
@@ -148,36 +176,81 @@ func (t *tenant) countSucceeded(rec *store.FeedbackRecord, id string, maxLearned
 	if !slices.Contains(rec.Shown, id) && !slices.Contains(rec.Described, id) {
 		return
 	}
-	l := learned{user: rec.User, id: id, at: rec.At.UnixNano(), terms: Terms(rec.Query)}
-	i := int32(len(t.learned))
-	t.learned = append(t.learned, l)
-	for _, term := range l.terms {
-		t.post[term] = append(t.post[term], i)
-	}
-	t.norms = append(t.norms, t.norm(l.terms))
+	t.learn(rec.User, id, rec.At.UnixNano(), Terms(rec.Query))
 	if len(t.learned) > maxLearned {
-		// forget the oldest quarter, and index the rest again
+		// forget the oldest quarter, and index the rest again (numbering their terms anew,
+		// so that the forgotten ones' terms go too)
 		slices.SortStableFunc(t.learned, func(a, b learned) int { return cmp.Compare(a.at, b.at) })
-		t.learned = slices.Delete(t.learned, 0, len(t.learned)-maxLearned*3/4)
-		t.post = map[string][]int32{}
-		for i, l := range t.learned {
-			for _, term := range l.terms {
-				t.post[term] = append(t.post[term], int32(i))
+		kept := slices.Clone(t.learned[len(t.learned)-maxLearned*3/4:])
+		names := t.names
+		t.learned, t.norms, t.names, t.post, t.capDF = t.learned[:0], t.norms[:0], nil, nil, nil
+		clear(t.dict)
+		clear(t.capTerm)
+		clear(t.capNum)
+		clear(t.userNum)
+		t.capIDs = nil
+		for _, l := range kept {
+			terms := make([]string, len(l.terms))
+			for j, x := range l.terms {
+				terms[j] = names[x]
 			}
+			t.learn(l.user, l.id, l.at, terms)
 		}
 		t.stale = true
 		t.refresh()
 	}
-	if len(t.learned) >= t.normN+t.normN/16+1 {
+	if len(t.learned) >= t.normN+t.normN/16+1 || len(t.capIDs) >= t.normC+t.normC/16+1 {
 		t.stale = true
 	}
 }
 
-// norm returns Σ idf² of terms with the current postings.
-func (t *tenant) norm(terms []string) float64 {
-	n, s := len(t.learned), 0.0
+// learn indexes a successful search of user at (unix nanoseconds) with distinct terms that
+// led to capability id.
+func (t *tenant) learn(user, id string, at int64, terms []string) {
+	i := int32(len(t.learned))
+	l := learned{user: user, id: id, at: at, terms: make([]int32, 0, len(terms))}
+	c, ok := t.capNum[id]
+	if !ok {
+		c = int32(len(t.capIDs))
+		t.capNum[id] = c
+		t.capIDs = append(t.capIDs, id)
+	}
+	u, ok := t.userNum[user]
+	if !ok {
+		u = int32(len(t.userNum))
+		t.userNum[user] = u
+	}
+	l.cap, l.usr = c, u
 	for _, term := range terms {
-		w := idf(n, len(t.post[term]))
+		x, ok := t.dict[term]
+		if !ok {
+			x = int32(len(t.names))
+			t.dict[term] = x
+			t.names = append(t.names, term)
+			t.post = append(t.post, nil)
+			t.capDF = append(t.capDF, 0)
+		}
+		l.terms = append(l.terms, x)
+		t.post[x] = append(t.post[x], i)
+		k := termCap{x, id}
+		if t.capTerm[k]++; t.capTerm[k] == 1 {
+			t.capDF[x]++
+		}
+	}
+	slices.Sort(l.terms)
+	t.learned = append(t.learned, l)
+	n := t.norm(l.terms)
+	if len(t.norms) == 0 || n < t.minNorm {
+		t.minNorm = n
+	}
+	t.norms = append(t.norms, n)
+}
+
+// norm returns Σ idf² of terms (numbers of dict) with the current index.
+func (t *tenant) norm(terms []int32) float64 {
+	s := 0.0
+	for _, x := range terms {
+		w := t.idf(t.capDF[x])
 		s += w * w
 	}
 	return s
@@ -212,8 +285,12 @@ func (t *tenant) load(rec *store.FeedbackRecord, opt Options) {
 	t.evict(opt.MaxSessions)
 }
 
-// idf weighs a term held by df of n learned searches.
-func idf(n, df int) float64 { return math.Log(1 + float64(n)/float64(df+1)) }
+// idf weighs a term by the capabilities it led to: log(1 + C/(df+1)) for a term that led to
+// df of the C capabilities learned.
+func (t *tenant) idf(df int32) float64 {
+	return math.Log(1 + float64(len(t.capIDs))/float64(df+1))
+}
+
 
 // refresh recomputes the norms of every learned search with the current idf.
 func (t *tenant) refresh() {
@@ -222,60 +299,152 @@ func (t *tenant) refresh() {
 	}
 	t.norms = t.norms[:0]
 	for _, l := range t.learned {
-		t.norms = append(t.norms, t.norm(l.terms))
+		n := t.norm(l.terms)
+		if len(t.norms) == 0 || n < t.minNorm {
+			t.minNorm = n
+		}
+		t.norms = append(t.norms, n)
 	}
-	t.normN, t.stale = len(t.learned), false
+	t.normN, t.normC, t.stale = len(t.learned), len(t.capIDs), false
 }
 
 // votes answers Recorder.Votes for distinct query terms at time now (unix nanoseconds).
 func (t *tenant) votes(terms []string, opt Options, now int64) []index.Vote {
-	n := len(t.learned)
-	if n == 0 || len(terms) == 0 {
-		return nil
-	}
-	qn := 0.0
 	acc := accPool.Get().(*accum)
 	defer accPool.Put(acc)
-	acc.reset(n)
-	for _, term := range terms {
-		ps := t.post[term]
-		w := idf(n, len(ps))
-		qn += w * w
-		for _, i := range ps {
-			acc.add(i, w*w)
-		}
+	if !t.similar(terms, opt.MinSimilarity, acc) {
+		return nil
 	}
-	type userCap struct{ user, id string }
-	per := map[userCap]float64{}
-	sessions := map[string]int{}
+	// the passing searches' weights, by capability and user
+	pass := acc.pass[:0]
 	for _, i := range acc.touched {
-		sim := acc.dot[i] / math.Sqrt(qn*t.norms[i])
+		sim := acc.dot[i] / math.Sqrt(acc.qn*t.norms[i])
 		if sim < opt.MinSimilarity {
 			continue
 		}
 		l := &t.learned[i]
-		per[userCap{l.user, l.id}] += sim * decay(time.Duration(now-l.at), opt.HalfLife)
-		sessions[l.id]++
+		pass = append(pass, passed{cap: l.cap, usr: l.usr, w: sim * decay(time.Duration(now-l.at), opt.HalfLife)})
 	}
-	if len(per) == 0 {
+	acc.pass = pass
+	if len(pass) == 0 {
 		return nil
 	}
-	// miss[id] = Π over users (1 − min(cap, the user's weight)): the strength of id is
-	// 1 − miss, the chance that not every user's evidence is wrong.
-	miss := map[string]float64{}
-	for k, w := range per {
-		m, ok := miss[k.id]
-		if !ok {
-			m = 1
+	slices.SortStableFunc(pass, func(a, b passed) int {
+		if c := cmp.Compare(a.cap, b.cap); c != 0 {
+			return c
 		}
-		miss[k.id] = m * (1 - min(w, opt.UserCap))
-	}
-	out := make([]index.Vote, 0, len(miss))
-	for id, m := range miss {
-		out = append(out, index.Vote{ID: id, Weight: 1 - m, Sessions: sessions[id]})
+		return cmp.Compare(a.usr, b.usr)
+	})
+	// A capability's strength is 1 − Π over users (1 − min(cap, the user's weight)): the
+	// chance that not every user's evidence is wrong.
+	var out []index.Vote
+	for i := 0; i < len(pass); {
+		c, miss, j := pass[i].cap, 1.0, i
+		for j < len(pass) && pass[j].cap == c {
+			u, w := pass[j].usr, 0.0
+			for ; j < len(pass) && pass[j].cap == c && pass[j].usr == u; j++ {
+				w += pass[j].w
+			}
+			miss *= 1 - min(w, opt.UserCap)
+		}
+		out = append(out, index.Vote{ID: t.capIDs[c], Weight: 1 - miss, Sessions: j - i})
+		i = j
 	}
 	sortVotes(out)
 	return out
+}
+
+// passed is a learned search at or above the least similarity: its capability, its user
+// and its decayed similarity.
+type passed struct {
+	cap, usr int32
+	w        float64
+}
+
+// similar accumulates into acc the dot products with the query's terms of every learned
+// search that may reach cosine minSim, and the query's Σ idf² (acc.qn); it reports whether
+// there is any.
+//
+// It walks the inverted index with MaxScore pruning: the query's terms go rarest (heaviest)
+// first, and once the terms left weigh too little together for a search that holds none of
+// the terms walked so far to reach minSim (Σ of their idf² < minSim·√(qn·minNorm), minNorm
+// the least norm), they find no new search: each adds only to the searches already found,
+// by the shorter of its posting list and a lookup per search found in their own sorted
+// terms. A common term ("find", held by every search) then costs a lookup per candidate,
+// not a step per learned search, and the searches it alone would have found are never
+// scored. Each
+// search's dot product sums the same addends in the same order either way, so the answer is
+// the exhaustive walk's, bit for bit (TestVotesPruningExact).
+func (t *tenant) similar(terms []string, minSim float64, acc *accum) bool {
+	n := len(t.learned)
+	if n == 0 || len(terms) == 0 {
+		return false
+	}
+	acc.reset(n)
+	qs := acc.qterms[:0]
+	for _, term := range terms {
+		x, ok := t.dict[term]
+		if !ok {
+			w := t.idf(0)
+			acc.qn += w * w
+			continue
+		}
+		w := t.idf(t.capDF[x])
+		acc.qn += w * w
+		qs = append(qs, qterm{term: x, w2: w * w, ps: t.post[x]})
+	}
+	acc.qterms = qs
+	if len(qs) == 0 {
+		return false
+	}
+	slices.SortFunc(qs, func(a, b qterm) int {
+		if c := cmp.Compare(b.w2, a.w2); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.term, b.term)
+	})
+	left := 0.0 // Σ w² of qs[k:]
+	for _, q := range qs {
+		left += q.w2
+	}
+	floor := minSim * math.Sqrt(acc.qn*t.minNorm)
+	k := 0
+	for ; k < len(qs) && (left >= floor || math.IsNaN(floor)); k++ {
+		for _, i := range qs[k].ps {
+			acc.add(i, qs[k].w2)
+		}
+		left -= qs[k].w2
+	}
+	// The terms left add to the searches found, each the cheaper way: its posting list
+	// walked, skipping the searches not found, or a lookup per search found.
+	for _, q := range qs[k:] {
+		if len(q.ps) <= lookupCost*len(acc.touched) {
+			for _, i := range q.ps {
+				if acc.dot[i] != 0 {
+					acc.dot[i] += q.w2
+				}
+			}
+			continue
+		}
+		for _, i := range acc.touched {
+			if _, ok := slices.BinarySearch(t.learned[i].terms, q.term); ok {
+				acc.dot[i] += q.w2
+			}
+		}
+	}
+	return len(acc.touched) > 0
+}
+
+// lookupCost is about what a binary search of a learned search's terms costs, in steps of
+// a posting list walk.
+const lookupCost = 8
+
+// qterm is one of a query's terms that learned searches hold: its number, idf² and
+// posting list.
+type qterm struct {
+	term int32
+	w2   float64
+	ps   []int32
 }
 
 // accum accumulates the dot products of one query with the learned searches: dot is
@@ -283,6 +452,9 @@ func (t *tenant) votes(terms []string, opt Options, now int64) []index.Vote {
 type accum struct {
 	dot     []float64
 	touched []int32
+	qn      float64
+	qterms  []qterm
+	pass    []passed
 }
 
 var accPool = sync.Pool{New: func() any { return new(accum) }}
@@ -291,7 +463,7 @@ func (a *accum) reset(n int) {
 	for _, i := range a.touched {
 		a.dot[i] = 0
 	}
-	a.touched = a.touched[:0]
+	a.touched, a.qn = a.touched[:0], 0
 	if len(a.dot) < n {
 		a.dot = make([]float64, n)
 	}

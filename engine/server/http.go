@@ -13,7 +13,9 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -640,16 +642,33 @@ func statusOf(err error) (int, string) {
 	return http.StatusInternalServerError, "internal"
 }
 
+// writeJSON answers v as JSON and a newline, with its Content-Length: an answer over
+// net/http's 2 KiB buffer (most search answers) would otherwise go out chunked, which
+// costs the client a chunk parse and the server a terminating write.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
+	buf := jsonBufs.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooledJSON {
+			jsonBufs.Put(buf)
+		}
+	}()
+	buf.Reset()
+	if err := json.NewEncoder(buf).Encode(v); err != nil { // Marshal and a newline
 		status = http.StatusInternalServerError
-		b = []byte(`{"error":{"code":"internal","message":"encoding the answer failed"}}`)
+		buf.Reset()
+		buf.WriteString(`{"error":{"code":"internal","message":"encoding the answer failed"}}` + "\n")
 	}
-	w.Header().Set("Content-Type", "application/json")
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
-	w.Write(append(b, '\n'))
+	w.Write(buf.Bytes())
 }
+
+// jsonBufs are writeJSON's buffers; one grown past maxPooledJSON is not kept.
+var jsonBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooledJSON = 1 << 20
 
 type requestIDKey struct{}
 

@@ -39,7 +39,11 @@
 //	meta/audit                  JSON {seq, hash} of the last committed audit record
 //	meta/stage                  JSON {gen, audit_from, started, count} while a large PutAll runs
 //	meta/auditkey               JSON {from, mac}: the first audit record sealed with the audit key
-//	def/<id>/<version>          JSON of the definition as stored (registry.Capability)
+//	def/<id>/<version>          the definition as stored (registry.Capability): a binary
+//	                            encoding (first byte 0x01, see defcodec.go), or its JSON
+//	                            (first byte '{') as stores before the binary encoding wrote
+//	                            it, still read; a registry audit record's digest is the
+//	                            SHA-256 of the definition's JSON either way
 //	active/<id>/<gen>           pointer written at generation gen: version (u64), flags byte
 //	                            (1 deleted, 2 this commit wrote def/<id>/<version>), then the
 //	                            status set by SetStatus (empty: the definition's own)
@@ -99,9 +103,9 @@
 //     killed right after creating one leaves it behind, and Badger v4.9.6 then refuses to
 //     open the directory (dgraph-io/badger#2207). It takes the directory's flock first, so a
 //     directory in use is never touched (ErrLocked).
-//   - Active and List decode every definition from JSON: about 15-20 µs of CPU per
-//     capability, so 10k take a few hundred milliseconds. Call them when the registry
-//     generation changes, not per request.
+//   - Active and List decode every definition: about a quarter of what decoding its JSON
+//     cost (BenchmarkActive), still tens of milliseconds for 10k. Call them when the
+//     registry generation changes, not per request.
 //   - RawGet, RawSet and RawDelete bypass every rule; they exist for tests and repair tools.
 //   - Open refuses every registry and audit write (ErrCorrupt) of a directory whose
 //     meta/gen was deleted or rolled back below a stored definition, or whose audit head was

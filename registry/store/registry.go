@@ -22,7 +22,7 @@ import (
 // change is one planned registry change of Put, Create or PutAll.
 type change struct {
 	c      *registry.Capability
-	data   []byte  // the definition's JSON, as stored
+	data   []byte  // the definition's encoding, as stored (encodeDef)
 	old    pointer // the committed pointer, when hadOld
 	oldKey []byte
 	hadOld bool
@@ -44,16 +44,54 @@ func validateCap(c *registry.Capability) error {
 	return nil
 }
 
-// encodeDef returns the JSON stored for c, with its schema digest computed afresh
-// (registry.Digest), so a stored definition never carries a stale digest.
-func encodeDef(c *registry.Capability) ([]byte, error) {
+// encodedDef is a definition as stored: its binary encoding (encodeDefBinary) and the
+// digest its audit record carries, the SHA-256 of its JSON (as in stores that kept JSON).
+type encodedDef struct {
+	data   []byte
+	digest string
+}
+
+// encodeDef returns what is stored for c, with its schema digest computed afresh
+// (registry.Digest), so a stored definition never carries a stale digest. A definition
+// that does not marshal to JSON (a schema that is not JSON, a budget that is not a
+// number) is ErrInvalid.
+func encodeDef(c *registry.Capability) (encodedDef, error) {
 	d := *c
 	d.Provenance.SchemaDigest = registry.Digest(c)
 	b, err := json.Marshal(&d)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, c.ID, err)
+		return encodedDef{}, fmt.Errorf("%w: %s: %v", ErrInvalid, c.ID, err)
 	}
-	return b, nil
+	return encodedDef{data: encodeDefBinary(&d), digest: digestOf(b)}, nil
+}
+
+// decodeDef decodes a stored definition, binary or (from earlier stores) JSON.
+func decodeDef(v []byte) (*registry.Capability, error) {
+	if len(v) > 0 && v[0] == '{' {
+		c := new(registry.Capability)
+		if err := json.Unmarshal(v, c); err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
+	return decodeDefBinary(v)
+}
+
+// parallel calls fn(0..n-1) in chunks on up to GOMAXPROCS goroutines and returns when all
+// calls have returned.
+func parallel(n int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n/128+1)
+	chunk := (n + workers - 1) / workers
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := w*chunk, min((w+1)*chunk, n)
+		wg.Go(func() {
+			for i := lo; i < hi; i++ {
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func digestOf(data []byte) string {
@@ -67,11 +105,11 @@ func sameDef(stored []byte, data []byte, c *registry.Capability) (bool, error) {
 	if bytes.Equal(stored, data) {
 		return true, nil
 	}
-	var old registry.Capability
-	if err := json.Unmarshal(stored, &old); err != nil {
+	old, err := decodeDef(stored)
+	if err != nil {
 		return false, err
 	}
-	return registry.Equal(&old, c), nil
+	return registry.Equal(old, c), nil
 }
 
 // keyedPointer is a pointer with its key.
@@ -133,9 +171,10 @@ func latestPointer(txn *badger.Txn, id string, maxGen uint64) (p pointer, key []
 	return p, key, err == nil, err
 }
 
-// plan decides what storing c (encoded as data) means given the committed state as of gen.
+// plan decides what storing c (encoded as enc) means given the committed state as of gen.
 // known, when not nil, holds every committed pointer (see committedPointers), saving a lookup.
-func plan(txn *badger.Txn, c *registry.Capability, data []byte, gen uint64, create bool, known map[string]keyedPointer) (change, error) {
+func plan(txn *badger.Txn, c *registry.Capability, enc encodedDef, gen uint64, create bool, known map[string]keyedPointer) (change, error) {
+	data := enc.data
 	ch := change{c: c, data: data}
 	var old pointer
 	var oldKey []byte
@@ -150,7 +189,7 @@ func plan(txn *badger.Txn, c *registry.Capability, data []byte, gen uint64, crea
 		}
 	}
 	ch.old, ch.oldKey, ch.hadOld = old, oldKey, found
-	ch.rec = AuditRecord{Kind: KindRegistry, Action: c.ID, Version: c.Version, Digest: digestOf(data)}
+	ch.rec = AuditRecord{Kind: KindRegistry, Action: c.ID, Version: c.Version, Digest: enc.digest}
 	switch {
 	case !found:
 		ch.ptr = pointer{Version: c.Version, NewDef: true}
@@ -223,12 +262,12 @@ func (s *Store) putOne(ctx context.Context, c *registry.Capability, actor string
 	if err := validateCap(c); err != nil {
 		return err
 	}
-	data, err := encodeDef(c)
+	enc, err := encodeDef(c)
 	if err != nil {
 		return err
 	}
 	return s.commitOne(ctx, func(txn *badger.Txn, gen uint64) (*change, error) {
-		ch, err := plan(txn, c, data, gen, create, nil)
+		ch, err := plan(txn, c, enc, gen, create, nil)
 		if err != nil || ch.noop {
 			return nil, err
 		}
@@ -293,25 +332,32 @@ func (s *Store) commitOne(ctx context.Context, planFn func(txn *badger.Txn, gen 
 // transaction is staged under the next generation and made visible by one small commit; see
 // the package documentation.
 func (s *Store) PutAll(ctx context.Context, caps []*registry.Capability, actor string) error {
-	var errs []error
-	datas := make([][]byte, len(caps))
+	// Each definition's problem, in the order of caps: validation and duplicates first,
+	// then (on all cores) the encoding of those that passed.
+	bad := make([]error, len(caps))
 	seen := make(map[string]bool, len(caps))
 	for i, c := range caps {
 		if err := validateCap(c); err != nil {
-			errs = append(errs, err)
+			bad[i] = err
 			continue
 		}
 		if seen[c.ID] {
-			errs = append(errs, fmt.Errorf("%w: %w: %s", ErrInvalid, registry.ErrDuplicateID, c.ID))
+			bad[i] = fmt.Errorf("%w: %w: %s", ErrInvalid, registry.ErrDuplicateID, c.ID)
 			continue
 		}
 		seen[c.ID] = true
-		d, err := encodeDef(c)
+	}
+	datas := make([]encodedDef, len(caps))
+	parallel(len(caps), func(i int) {
+		if bad[i] == nil {
+			datas[i], bad[i] = encodeDef(caps[i])
+		}
+	})
+	var errs []error
+	for _, err := range bad {
 		if err != nil {
 			errs = append(errs, err)
-			continue
 		}
-		datas[i] = d
 	}
 	if len(errs) > 0 {
 		return errors.Join(errs...)
@@ -752,11 +798,11 @@ func getDef(txn *badger.Txn, id string, version int) (*registry.Capability, erro
 	if err != nil {
 		return nil, err
 	}
-	var c registry.Capability
-	if err := json.Unmarshal(v, &c); err != nil {
+	c, err := decodeDef(v)
+	if err != nil {
 		return nil, fmt.Errorf("%w: %s@%d: %v", ErrCorrupt, id, version, err)
 	}
-	return &c, nil
+	return c, nil
 }
 
 // Get returns version of id, or its active version when version is 0. A version above the
@@ -823,7 +869,76 @@ func (s *Store) List(prefix string) ([]*registry.Capability, error) {
 	return caps, err
 }
 
+// GetActive returns the active version of every id of ids, in the order of ids, read from
+// one consistent snapshot, as Get(id, 0) would return each: a deleted or unknown id is
+// ErrNotFound. Many ids are read in one sequential walk (as Active reads), a few one by one.
+// The results are the caller's own copies.
+func (s *Store) GetActive(ids []string) ([]*registry.Capability, error) {
+	if len(ids) <= getActiveScan {
+		if err := s.enter(); err != nil {
+			return nil, err
+		}
+		defer s.leave()
+		out := make([]*registry.Capability, len(ids))
+		err := s.db.View(func(txn *badger.Txn) error {
+			gen, err := readGen(txn)
+			if err != nil {
+				return err
+			}
+			for i, id := range ids {
+				p, _, found, err := latestPointer(txn, id, gen)
+				if err != nil {
+					return err
+				}
+				if !found || p.Deleted {
+					return fmt.Errorf("%w: %s", ErrNotFound, id)
+				}
+				if out[i], err = getDef(txn, id, p.Version); err != nil {
+					return err
+				}
+				if p.Status != "" {
+					out[i].Status = p.Status
+				}
+				registry.Intern(out[i])
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, wrapDB("get", err)
+		}
+		return out, nil
+	}
+	want := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		want[id] = true
+	}
+	caps, _, err := s.scanWith("", func(id string) bool { return want[id] })
+	if err != nil {
+		return nil, err
+	}
+	got := make(map[string]*registry.Capability, len(caps))
+	for _, c := range caps {
+		got[c.ID] = c
+	}
+	out := make([]*registry.Capability, len(ids))
+	for i, id := range ids {
+		if out[i] = got[id]; out[i] == nil {
+			return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+		}
+	}
+	return out, nil
+}
+
+// getActiveScan is the number of ids above which GetActive walks the whole registry once
+// instead of looking each id up.
+const getActiveScan = 64
+
 func (s *Store) scan(prefix string) ([]*registry.Capability, uint64, error) {
+	return s.scanWith(prefix, nil)
+}
+
+// scanWith is scan keeping only the ids for which keep (when not nil) is true.
+func (s *Store) scanWith(prefix string, keep func(id string) bool) ([]*registry.Capability, uint64, error) {
 	if err := s.enter(); err != nil {
 		return nil, 0, err
 	}
@@ -852,6 +967,9 @@ func (s *Store) scan(prefix string) ([]*registry.Capability, uint64, error) {
 				continue
 			}
 			if prefix != "" && id != prefix && !strings.HasPrefix(id, prefix+".") {
+				continue
+			}
+			if keep != nil && !keep(id) {
 				continue
 			}
 			v, err := item.ValueCopy(nil)
@@ -925,32 +1043,23 @@ func (s *Store) scan(prefix string) ([]*registry.Capability, uint64, error) {
 // decodeDefs decodes definitions on up to GOMAXPROCS goroutines and applies status overrides.
 func decodeDefs(raws [][]byte, ptrs []pointer) ([]*registry.Capability, error) {
 	out := make([]*registry.Capability, len(raws))
-	workers := min(runtime.GOMAXPROCS(0), len(raws)/128+1)
-	var wg sync.WaitGroup
-	errs := make([]error, workers)
-	chunk := (len(raws) + workers - 1) / workers
-	for w := 0; w < workers; w++ {
-		lo, hi := w*chunk, min((w+1)*chunk, len(raws))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := lo; i < hi; i++ {
-				c := new(registry.Capability)
-				if err := json.Unmarshal(raws[i], c); err != nil {
-					errs[w] = fmt.Errorf("%w: definition: %v", ErrCorrupt, err)
-					return
-				}
-				if ptrs[i].Status != "" {
-					c.Status = ptrs[i].Status
-				}
-				registry.Intern(c)
-				out[i] = c
-			}
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
+	errs := make([]error, len(raws))
+	parallel(len(raws), func(i int) {
+		c, err := decodeDef(raws[i])
+		if err != nil {
+			errs[i] = fmt.Errorf("%w: definition: %v", ErrCorrupt, err)
+			return
+		}
+		if ptrs[i].Status != "" {
+			c.Status = ptrs[i].Status
+		}
+		registry.Intern(c)
+		out[i] = c
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err // the first: a damaged store may hold many
+		}
 	}
 	return out, nil
 }

@@ -1,0 +1,176 @@
+package feedback
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/capdex/capdex/index"
+)
+
+// idfOf is the idf of a term of a query (0 capabilities for a term never learned).
+func idfOf(t *tenant, term string) float64 {
+	if x, ok := t.dict[term]; ok {
+		return t.idf(t.capDF[x])
+	}
+	return t.idf(0)
+}
+
+// exhaustiveVotes is the reference of tenant.votes: every learned search's cosine with the
+// query, by set intersection, without the inverted index or pruning.
+func exhaustiveVotes(t *tenant, terms []string, opt Options, now int64) []index.Vote {
+	qn := 0.0
+	for _, term := range terms {
+		w := idfOf(t, term)
+		qn += w * w
+	}
+	type userCap struct{ user, id string }
+	per := map[userCap]float64{}
+	sessions := map[string]int{}
+	for i, l := range t.learned {
+		dot := 0.0
+		for _, term := range terms {
+			if x, ok := t.dict[term]; ok && slices.Contains(l.terms, x) {
+				w := idfOf(t, term)
+				dot += w * w
+			}
+		}
+		if dot == 0 {
+			continue
+		}
+		sim := dot / math.Sqrt(qn*t.norms[i])
+		if sim < opt.MinSimilarity {
+			continue
+		}
+		per[userCap{l.user, l.id}] += sim * decay(time.Duration(now-l.at), opt.HalfLife)
+		sessions[l.id]++
+	}
+	miss := map[string]float64{}
+	for k, w := range per {
+		m, ok := miss[k.id]
+		if !ok {
+			m = 1
+		}
+		miss[k.id] = m * (1 - min(w, opt.UserCap))
+	}
+	var out []index.Vote
+	for id, m := range miss {
+		out = append(out, index.Vote{ID: id, Weight: 1 - m, Sessions: sessions[id]})
+	}
+	sortVotes(out)
+	return out
+}
+
+// TestVotesPruningExact: the pruned walk of the inverted index gives the exhaustive
+// cosine's votes, on a tenant whose searches share common words (the case pruning skips)
+// and rare ones, at several least similarities.
+func TestVotesPruningExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	r := newRecorder(t, nopStore{}, Options{})
+	word := func() string { // Zipf-like: a few words are in most searches
+		return fmt.Sprint("w", int(math.Floor(math.Pow(rng.Float64(), 3)*400)))
+	}
+	for i := range 3000 {
+		q := "find"
+		for range 2 + rng.IntN(6) {
+			q += " " + word()
+		}
+		s := fmt.Sprint("s", i)
+		id := fmt.Sprint("cap", rng.IntN(300))
+		r.Searched("t", s, fmt.Sprint("u", rng.IntN(40)), q, []string{id}, false)
+		r.Ran("t", s, id, true)
+	}
+	tn := r.lookup("t")
+	tn.refresh()
+	now := r.opt.Now().UnixNano()
+	pruned := 0
+	for _, minSim := range []float64{0.05, 0.15, 0.3, 0.6} {
+		opt := r.opt
+		opt.MinSimilarity = minSim
+		for j := range 200 {
+			q := "find"
+			for range 1 + rng.IntN(5) {
+				q += " " + word()
+			}
+			if j%7 == 0 {
+				q += " unseen"
+			}
+			terms := Terms(q)
+			got, want := tn.votes(terms, opt, now), exhaustiveVotes(tn, terms, opt, now)
+			if len(got) != len(want) {
+				t.Fatalf("min %.2f, %q: %d votes, want %d", minSim, q, len(got), len(want))
+			}
+			for k := range got {
+				if got[k].ID != want[k].ID || got[k].Sessions != want[k].Sessions || math.Abs(got[k].Weight-want[k].Weight) > 1e-12 {
+					t.Fatalf("min %.2f, %q: vote %d = %+v, want %+v", minSim, q, k, got[k], want[k])
+				}
+			}
+			acc := new(accum)
+			tn.similar(terms, minSim, acc)
+			if len(acc.touched) < len(tn.post[tn.dict["find"]]) {
+				pruned++
+			}
+		}
+	}
+	if pruned == 0 {
+		t.Fatal("no query pruned the posting list of the word every search holds")
+	}
+}
+
+// TestLearnedCut: past MaxLearned the oldest searches are forgotten, their terms with them,
+// and the rest still vote as the exhaustive reference does.
+func TestLearnedCut(t *testing.T) {
+	c := newClock()
+	r := newRecorder(t, nopStore{}, Options{MaxLearned: 100, Now: c.now})
+	for i := range 101 {
+		c.advance(time.Minute)
+		s := fmt.Sprint("s", i)
+		q := fmt.Sprintf("convert unit%d of measure%d", i, i%10)
+		id := fmt.Sprint("cap", i%20)
+		r.Searched("t", s, fmt.Sprint("u", i), q, []string{id}, false)
+		r.Ran("t", s, id, true)
+	}
+	tn := r.lookup("t")
+	if len(tn.learned) != 75 {
+		t.Fatalf("%d searches kept of 101 with MaxLearned 100, want 75", len(tn.learned))
+	}
+	if _, ok := tn.dict[Terms("unit3")[0]]; ok {
+		t.Fatal("a forgotten search's term is still numbered")
+	}
+	if len(tn.names) != len(tn.dict) || len(tn.post) != len(tn.dict) || len(tn.capDF) != len(tn.dict) {
+		t.Fatalf("term tables out of step: %d names, %d posts, %d dfs, %d terms", len(tn.names), len(tn.post), len(tn.capDF), len(tn.dict))
+	}
+	if vs := r.Votes("t", "unit3"); len(vs) != 0 {
+		t.Fatalf("a forgotten search votes: %+v", vs)
+	}
+	vs := r.Votes("t", "unit90 measure0")
+	if len(vs) == 0 || vs[0].ID != "cap10" {
+		t.Fatalf("votes for a kept search's words: %+v, want cap10 first", vs)
+	}
+	want := exhaustiveVotes(tn, Terms("unit90 measure0"), r.opt, r.opt.Now().UnixNano())
+	if len(want) != len(vs) {
+		t.Fatalf("%d votes, the reference has %d", len(vs), len(want))
+	}
+}
+
+// TestVotesWeighByCapabilities: a word many searches for one capability held ("forecast")
+// still tells that capability apart, and a phrase searches for many capabilities held
+// ("mentioned in my notes") does not: terms weigh by the capabilities they led to, not by
+// the searches holding them.
+func TestVotesWeighByCapabilities(t *testing.T) {
+	r := newRecorder(t, nopStore{}, Options{})
+	for i := range 40 {
+		succeed(t, r, "acme", fmt.Sprint("w", i), fmt.Sprint("w", i), fmt.Sprintf("weather forecast for city%d", i), "weather.forecast")
+	}
+	for i := range 12 {
+		id := fmt.Sprint("cap", i)
+		succeed(t, r, "acme", fmt.Sprint("n", i), fmt.Sprint("n", i), fmt.Sprintf("open the thing mentioned in my notes task%d", i), id)
+	}
+	vs := r.Votes("acme", "the forecast for the place mentioned in my notes")
+	if len(vs) == 0 || vs[0].ID != "weather.forecast" {
+		t.Fatalf("votes %+v, want weather.forecast first", vs)
+	}
+}
