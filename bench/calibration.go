@@ -166,8 +166,12 @@ func (s *LabelledSet) collect(ctx context.Context) ([]labelledSearch, error) {
 		if wantRes == registry.Ambiguous || wantRes == registry.NoConfidentMatch {
 			ls.l.Correct = false
 		}
-		if wantRes == registry.NoConfidentMatch {
+		switch wantRes {
+		case registry.NoConfidentMatch:
 			ls.l.Found = false
+		case registry.Ambiguous:
+			// the registry serves it by asking: a question among its matches, not a refusal
+			ls.l.Found = true
 		}
 		out = append(out, ls)
 		return nil
@@ -278,7 +282,7 @@ func score(ls []labelledSearch, m *rank.Model) *Calibration {
 		switch {
 		case pf < m.NoMatchBelow:
 			res = registry.NoConfidentMatch
-		case pc >= m.ConfidentAt:
+		case pc >= m.ConfidentFor(s.l.Features):
 			res = registry.Confident
 		}
 		c.add(pc, res, s.l.Correct)

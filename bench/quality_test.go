@@ -247,12 +247,15 @@ func TestGoldenRankStats(t *testing.T) {
 // two cases miss their top action (see the report: one needs a concept the shared lexicon
 // lacks, 连不上 for "connect"; one is a near tie between a status alias and the diagnosis),
 // and six of 143 resolutions missed under the old thresholds. The learned confidence
-// (issue 18) is more careful: precision@1 among confident answers rose from 0.958 to 0.990,
-// and resolution accuracy fell to 0.825, mostly right answers it asks about (ambiguous
-// where a case wants confident); the bar keeps that figure.
+// (issue 18) first fell to 0.825 (right answers asked about); with entity and intent
+// agreement features, cut-offs chosen per regime (curated definitions apart from bare
+// tools) and ambiguous cases labelled as served, it reached 0.930 on branch i18d and
+// 0.909 once the semantic retriever of i17e was merged and the model refitted (misses
+// listed in bench/report/i18d.md: Chinese scheduling requests the parse reads no meeting
+// in, unservable requests asked about rather than refused, ...). The bar keeps 0.90.
 const (
 	seedMinTop1       = 0.98
-	seedMinResolution = 0.81
+	seedMinResolution = 0.9
 )
 
 // negativesPaths are the off-topic requests of the built-in registry (issue 18), and
@@ -305,7 +308,7 @@ func TestSeedCaseBars(t *testing.T) {
 		{"top1", r.Top1, func(v float64) bool { return v >= seedMinTop1 }, "≥ 0.98"},
 		{"forbidden_exposure_rate", r.ForbiddenExposureRate, func(v float64) bool { return v == 0 }, "0"},
 		{"when_not_to_use_violation_rate", r.WhenNotToUseViolationRate, func(v float64) bool { return v == 0 }, "0"},
-		{"resolution_accuracy", r.ResolutionAccuracy, func(v float64) bool { return v >= seedMinResolution }, "≥ 0.81"},
+		{"resolution_accuracy", r.ResolutionAccuracy, func(v float64) bool { return v >= seedMinResolution }, "≥ 0.90"},
 	}
 	for _, c := range checks {
 		t.Run(c.name, func(t *testing.T) {

@@ -34,7 +34,10 @@ func cmdCalibrateModel(ctx context.Context, env *cliEnv, args []string) error {
 	out := fs.String("out", "", "write the fitted model here (JSON), for engine/rank/confidence_model.json")
 	confAt := fs.Float64("confident-at", 0.9, "the least probability of a right top answer for a confident answer")
 	noMatch := fs.Float64("no-match-below", 0.5, "the probability of a match among the first five under which the answer is no_confident_match")
+	precision := fs.Float64("precision", 0, "choose the confident cut-offs (curated definitions and bare tools apart): the least at which the fitted sets' weighted precision@1 among confident answers reaches this; 0 keeps --confident-at")
+	l2 := fs.Float64("l2", 1, "the L2 penalty on the standardised weights")
 	caseWeight := fs.Float64("cases-weight", 3, "the weight of the cases against one evaluation set")
+	negWeight := fs.Float64("negatives-weight", 1, "the weight of each --negatives file against one evaluation set")
 	dumpTo := fs.String("samples", "", "write every labelled search (set, features, labels) to this file (JSON Lines)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -77,7 +80,7 @@ func cmdCalibrateModel(ctx context.Context, env *cliEnv, args []string) error {
 			if err != nil {
 				return badInput("%v", err)
 			}
-			sets = append(sets, bench.LabelledSet{Name: strings.TrimSuffix(filepath.Base(f), ".jsonl"), Cases: ns})
+			sets = append(sets, bench.LabelledSet{Name: strings.TrimSuffix(filepath.Base(f), ".jsonl"), Cases: ns, Weight: *negWeight})
 		}
 	}
 	var dump io.Writer
@@ -89,7 +92,7 @@ func cmdCalibrateModel(ctx context.Context, env *cliEnv, args []string) error {
 		defer f.Close()
 		dump = f
 	}
-	rep, err := bench.FitConfidence(ctx, sets, rank.FitOptions{ConfidentAt: *confAt, NoMatchBelow: *noMatch}, dump)
+	rep, err := bench.FitConfidence(ctx, sets, rank.FitOptions{ConfidentAt: *confAt, NoMatchBelow: *noMatch, Precision: *precision, L2: *l2}, dump)
 	if err != nil {
 		return err
 	}

@@ -384,9 +384,60 @@ func (a *analysis) isEvent(v *match) bool {
 	if last := a.toks[v.j-1]; !last.cjk && len(last.word) > 4 && strings.HasSuffix(last.word, "ed") {
 		return true
 	}
+	if a.triedFailed(v) {
+		return true // "reinstalling didn't help": what was tried, not what is asked
+	}
 	c := a.clause[v.i]
 	for q := v.i - 1; q >= 0 && q >= v.i-3 && a.clause[q] == c; q-- {
 		if a.cueAt(q, csAfter) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// failedTail are the English words that, right after a verb's -ing form, say it was tried
+// and did not work ("reinstalling didn't help", "updating does not fix it").
+var failedTail = []string{"didnt", "doesnt", "did", "does", "wont", "hasnt", "havent", "failed", "never"}
+
+// triedFailed reports whether the English verb v is in its -ing form and followed, within
+// three words of its clause (its object between: "restarting docker didn't help"), by a
+// word of failedTail.
+func (a *analysis) triedFailed(v *match) bool {
+	last := a.toks[v.j-1]
+	if last.cjk || len(last.word) <= 5 || !strings.HasSuffix(last.word, "ing") {
+		return false
+	}
+	for q := v.j; q < len(a.toks) && q < v.j+3 && a.clause[q] == a.clause[v.i]; q++ {
+		if t := a.toks[q]; !t.cjk && slices.Contains(failedTail, strings.ReplaceAll(t.word, "'", "")) {
+			return true
+		}
+	}
+	return false
+}
+
+// stateBefore are adverbs that, before a verb's third-person form, make it a description
+// ("still shows", "always returns").
+var stateBefore = []string{"still", "now", "always", "also", "sometimes", "often", "again", "never", "only"}
+
+// isState reports whether the English verb v describes how things are rather than asking
+// for anything: a one-word verb in its third-person form ("shows", "says", "returns")
+// right after a thing the request names or an adverb of stateBefore, in one clause
+// ("codex still shows 0.140", "my PATH picks up an old binary"). A plural noun after a
+// verb ("leave comments") is not one. It is neither an intent nor a past event.
+func (a *analysis) isState(v *match) bool {
+	if v.j-v.i != 1 || v.i == 0 {
+		return false
+	}
+	t := a.toks[v.i]
+	if t.cjk || len(t.word) < 5 || !strings.HasSuffix(t.word, "s") || strings.HasSuffix(t.word, "ss") || a.clause[v.i-1] != a.clause[v.i] {
+		return false
+	}
+	if prev := a.toks[v.i-1]; !prev.cjk && slices.Contains(stateBefore, prev.word) {
+		return true
+	}
+	for k := range a.ms {
+		if m := &a.ms[k]; m.e.kind == kEntity && m.i <= v.i-1 && v.i-1 < m.j {
 			return true
 		}
 	}
@@ -483,8 +534,9 @@ func (a *analysis) run(p *Parsed) {
 	var events []string // verbs told as past events: context, not what is asked
 	for k := range a.ms {
 		if m := &a.ms[k]; m.e.kind == kIntent || m.e.verb {
-			event := !quiet[m.i] && a.isEvent(m)
-			a.want[k] = !slices.Contains(forbidden, m.e.value) && !quiet[m.i] && !event && !a.isNoun(m)
+			state := a.isState(m)
+			event := !quiet[m.i] && !state && a.isEvent(m)
+			a.want[k] = !slices.Contains(forbidden, m.e.value) && !quiet[m.i] && !event && !state && !a.isNoun(m)
 			if event {
 				events = addUnique(events, m.e.value)
 			}

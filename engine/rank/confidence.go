@@ -6,7 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
+	"unicode"
+
+	"github.com/capdex/capdex/registry"
 )
 
 // The features of a ranking that the confidence model reads, in the order of
@@ -35,6 +39,13 @@ const (
 	fRich                // the best candidate declares intents, entities or symptoms (a curated definition, not a bare tool)
 	fRichCoverage        // rich × coverage: coverage means more over a curated text
 	fRichMatched         // rich × matched signals
+	fEntityAgree         // the query names entities and the best candidate is about one of them
+	fEntityMiss          // the query names entities; the best candidate declares entities, none of them
+	fIntentAgree         // the query names intents and the best candidate does one of them
+	fIntentMiss          // the query names intents; the best candidate declares intents, none of them
+	fDupText             // the closest text (title, summary, id words) of the runners-up (the next two usable candidates, ties included) to the best's: 1 for a near duplicate
+	fDupVerb             // a usable runner-up at the next score does what the best does (the same primary intent, or the same leading verb of its name)
+	fDupXMargin          // dup_text × (1 − rel_margin): a near duplicate close behind
 	NumFeatures
 )
 
@@ -44,6 +55,7 @@ var FeatureNames = [NumFeatures]string{
 	"semantic_first", "query_terms", "matched_signals", "lang_zh", "coverage_x_margin", "candidates",
 	"semantic_raw", "semantic_lead", "lexical_lead", "lexical_share", "lexical_per_term",
 	"rich", "rich_x_coverage", "rich_x_matched",
+	"entity_agree", "entity_miss", "intent_agree", "intent_miss", "dup_text", "dup_verb", "dup_x_margin",
 }
 
 // Features returns the confidence features of a ranked candidate list (Rerank's order),
@@ -162,7 +174,132 @@ func Features(cands []Candidate, s Signals) (f [NumFeatures]float64, ok bool) {
 		f[fRichCoverage] = f[fCoverage]
 		f[fRichMatched] = f[fMatched]
 	}
+	agreement(&f, best, s)
+	if n > 1 {
+		// The runners-up: the next usable candidates down to the last one's score, ties
+		// included (the order of equal scores is not fixed), at most eight.
+		bt, v := capWords(best.Cap), leadVerb(best.Cap)
+		seenRunners := 0
+		for i := b + 1; i < len(cands) && seenRunners < 8; i++ {
+			settle(cands, i+1)
+			c := &cands[i]
+			if c.Score < sc[n-1] {
+				break
+			}
+			if !usable(c.Availability) {
+				continue
+			}
+			seenRunners++
+			f[fDupText] = math.Max(f[fDupText], jaccard(bt, capWords(c.Cap)))
+			if v != "" && v == leadVerb(c.Cap) && c.Score >= sc[1] {
+				f[fDupVerb] = 1
+			}
+		}
+	}
+	f[fDupXMargin] = f[fDupText] * (1 - f[fRelMargin])
 	return f, true
+}
+
+// agreement sets the entity and intent agreement features: whether the best candidate is
+// about what the request names and does what it asks, or declares other things.
+func agreement(f *[NumFeatures]float64, best *Candidate, s Signals) {
+	if len(s.Entities) > 0 {
+		switch {
+		case len(best.MatchedEntities) > 0:
+			f[fEntityAgree] = 1
+		case len(best.Cap.Entities) > 0:
+			f[fEntityMiss] = 1
+		}
+	}
+	if len(s.Intents) > 0 {
+		switch {
+		case len(best.MatchedIntents) > 0:
+			f[fIntentAgree] = 1
+		case len(best.Cap.Intents) > 0:
+			f[fIntentMiss] = 1
+		}
+	}
+}
+
+// leadVerb is what a capability does: its primary intent, else the first word of its
+// name's last segment ("queryPersonalTaxInfo" → "query", "get_weather" → "get").
+func leadVerb(c *registry.Capability) string {
+	if len(c.Intents) > 0 {
+		return c.Intents[0]
+	}
+	leaf := registry.Leaf(c.ID)
+	for i, r := range leaf {
+		if i > 0 && (r == '_' || r == '-' || unicode.IsUpper(r)) {
+			return strings.ToLower(leaf[:i])
+		}
+	}
+	return strings.ToLower(leaf)
+}
+
+// capWords returns the words of a capability's title, summary and id (lower case, camel
+// case and separators split, Chinese as overlapping character pairs), sorted and unique,
+// for comparing two capabilities' texts.
+func capWords(c *registry.Capability) []string {
+	var out []string
+	for _, t := range [...]string{c.Title, c.Summary, registry.Leaf(c.ID)} {
+		out = appendWords(out, t)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func appendWords(out []string, t string) []string {
+	rs := []rune(t)
+	start := -1
+	flush := func(i int) {
+		if start >= 0 && i > start {
+			out = append(out, strings.ToLower(string(rs[start:i])))
+		}
+		start = -1
+	}
+	for i, r := range rs {
+		switch {
+		case unicode.Is(unicode.Han, r):
+			flush(i)
+			if i+1 < len(rs) && unicode.Is(unicode.Han, rs[i+1]) {
+				out = append(out, string(rs[i:i+2]))
+			} else if i == 0 || !unicode.Is(unicode.Han, rs[i-1]) {
+				out = append(out, string(r))
+			}
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if unicode.IsUpper(r) && start >= 0 && i > 0 && unicode.IsLower(rs[i-1]) {
+				flush(i)
+			}
+			if start < 0 {
+				start = i
+			}
+		default:
+			flush(i)
+		}
+	}
+	flush(len(rs))
+	return out
+}
+
+// jaccard is the share of the words of a and b (sorted, unique) that both hold.
+func jaccard(a, b []string) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	both, i, j := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch strings.Compare(a[i], b[j]) {
+		case 0:
+			both++
+			i++
+			j++
+		case -1:
+			i++
+		default:
+			j++
+		}
+	}
+	return float64(both) / float64(len(a)+len(b)-both)
 }
 
 func clamp01(v float64) float64 { return math.Min(1, math.Max(0, v)) }
@@ -183,6 +320,10 @@ type Model struct {
 	// Found probability under which the answer is no_confident_match.
 	ConfidentAt  float64 `json:"confident_at"`
 	NoMatchBelow float64 `json:"no_match_below"`
+	// ConfidentAtCurated replaces ConfidentAt when the best candidate is a curated
+	// definition (the rich feature): curated and bare catalogues are calibrated apart, so
+	// one probability does not buy the same precision in both. 0 means ConfidentAt.
+	ConfidentAtCurated float64 `json:"confident_at_curated,omitempty"`
 	// Samples is the number of labelled searches the model was fitted on.
 	Samples int `json:"samples"`
 }
@@ -210,8 +351,8 @@ func (m *Model) Validate() error {
 			return fmt.Errorf("%w: model scale %v", ErrBadThresholds, s)
 		}
 	}
-	if m.ConfidentAt < 0 || m.ConfidentAt > 1 || m.NoMatchBelow < 0 || m.NoMatchBelow > 1 {
-		return fmt.Errorf("%w: model cut-offs %v, %v outside 0..1", ErrBadThresholds, m.ConfidentAt, m.NoMatchBelow)
+	if m.ConfidentAt < 0 || m.ConfidentAt > 1 || m.NoMatchBelow < 0 || m.NoMatchBelow > 1 || m.ConfidentAtCurated < 0 || m.ConfidentAtCurated > 1 {
+		return fmt.Errorf("%w: model cut-offs %v, %v, %v outside 0..1", ErrBadThresholds, m.ConfidentAt, m.ConfidentAtCurated, m.NoMatchBelow)
 	}
 	return nil
 }
@@ -225,6 +366,20 @@ func (m *Model) Predict(f [NumFeatures]float64) (correct, found float64) {
 	}
 	return sigmoid(dot(m.Correct, z[:])), sigmoid(dot(m.Found, z[:]))
 }
+
+// ConfidentFor returns the least Correct probability of a confident answer for a search
+// with features f: ConfidentAtCurated when its best candidate is a curated definition and
+// the model has one, else ConfidentAt.
+func (m *Model) ConfidentFor(f [NumFeatures]float64) float64 {
+	if f[fRich] > 0 && m.ConfidentAtCurated > 0 {
+		return m.ConfidentAtCurated
+	}
+	return m.ConfidentAt
+}
+
+// Curated reports whether the features are of a search whose best candidate is a curated
+// definition (declares intents, entities or symptoms).
+func Curated(f [NumFeatures]float64) bool { return f[fRich] > 0 }
 
 func dot(w, z []float64) float64 {
 	s := w[0]
@@ -252,6 +407,59 @@ type FitOptions struct {
 	L2 float64
 	// ConfidentAt and NoMatchBelow are copied into the model; 0 means 0.9 and 0.5.
 	ConfidentAt, NoMatchBelow float64
+	// Precision, when above 0, makes Fit choose the confident cut-offs itself, one for
+	// curated definitions and one for bare tools (ChooseCutoffs), in place of ConfidentAt.
+	Precision float64
+}
+
+// cutoffLow is the least confident cut-off ChooseCutoffs considers: a confident answer is
+// at least as likely right as not.
+const cutoffLow = 0.5
+
+// ChooseCutoffs sets m's confident cut-offs from labelled searches: for the curated
+// searches (best candidate a curated definition) and the bare ones apart, the least
+// cut-off on a grid of 0.01 from 0.5 to 0.99 at which the weighted precision of the
+// searches at or above it (their top answer right) is at least precision; 0.99 when none
+// is. A regime without searches keeps ConfidentAt.
+func ChooseCutoffs(m *Model, samples []Labelled, precision float64) {
+	for _, curated := range []bool{false, true} {
+		type pt struct {
+			p, w float64
+			ok   bool
+		}
+		var pts []pt
+		for _, s := range samples {
+			if Curated(s.Features) == curated {
+				pc, _ := m.Predict(s.Features)
+				pts = append(pts, pt{pc, weightOf(s), s.Correct})
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		cut := 0.99
+		for k := int(cutoffLow * 100); k < 99; k++ {
+			t := float64(k) / 100
+			var n, right float64
+			for _, q := range pts {
+				if q.p >= t {
+					n += q.w
+					if q.ok {
+						right += q.w
+					}
+				}
+			}
+			if n > 0 && right >= precision*n {
+				cut = t
+				break
+			}
+		}
+		if curated {
+			m.ConfidentAtCurated = cut
+		} else {
+			m.ConfidentAt = cut
+		}
+	}
 }
 
 // Fit learns a Model from labelled searches: the features are standardised (mean 0,
@@ -319,6 +527,9 @@ func Fit(samples []Labelled, o FitOptions) (*Model, error) {
 	}
 	m.Correct = irls(x, yc, w, o.L2)
 	m.Found = irls(x, yf, w, o.L2)
+	if o.Precision > 0 {
+		ChooseCutoffs(m, samples, o.Precision)
+	}
 	return m, nil
 }
 

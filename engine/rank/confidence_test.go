@@ -133,3 +133,84 @@ func TestResolveWithModel(t *testing.T) {
 		}
 	}
 }
+
+// TestFeaturesAgreementAndDuplicates: the entity and intent agreement features say whether
+// the best candidate is about what the request names ("docker 把磁盘占满了" answered by an
+// npm action is a mismatch), and the duplicate features see a runner-up of near-identical
+// text doing the same thing.
+func TestFeaturesAgreementAndDuplicates(t *testing.T) {
+	npm := &registry.Capability{ID: "m.npm.cache_clean", ResourceType: registry.TypeAction, Title: "Clean the npm cache",
+		Intents: []string{"clean"}, Entities: []string{"npm", "cache"}}
+	dock := &registry.Capability{ID: "m.docker.prune", ResourceType: registry.TypeAction, Title: "Prune docker data",
+		Intents: []string{"clean"}, Entities: []string{"docker"}}
+	list := func(top *registry.Capability, ents []string) []Candidate {
+		return []Candidate{
+			{Cap: top, Score: 0.05, Coverage: 0.5, MatchedEntities: ents, MatchedIntents: []string{"clean"}, Evidence: []Source{{Retriever: Lexical, Rank: 1, Raw: 9}}},
+			{Cap: dock, Score: 0.01, Evidence: []Source{{Retriever: Lexical, Rank: 2, Raw: 2}}},
+		}
+	}
+	s := Signals{Entities: []string{"docker"}, Intents: []string{"clean"}}
+	f, ok := Features(list(npm, nil), s)
+	if !ok || f[fEntityMiss] != 1 || f[fEntityAgree] != 0 || f[fIntentAgree] != 1 || f[fIntentMiss] != 0 {
+		t.Errorf("npm for docker: entity agree %v miss %v, intent agree %v miss %v", f[fEntityAgree], f[fEntityMiss], f[fIntentAgree], f[fIntentMiss])
+	}
+	g, _ := Features(list(dock, []string{"docker"}), s)
+	if g[fEntityMiss] != 0 || g[fEntityAgree] != 1 {
+		t.Errorf("docker for docker: entity agree %v miss %v", g[fEntityAgree], g[fEntityMiss])
+	}
+	if f[fDupVerb] != 1 || f[fDupText] >= 0.5 {
+		t.Errorf("npm then docker: dup verb %v text %v", f[fDupVerb], f[fDupText])
+	}
+	if m := DefaultModel(); m != nil {
+		if pf, pg := must(m.Predict(f)), must(m.Predict(g)); pf >= pg {
+			t.Errorf("the shipped model is as sure of a mismatched entity (%.3f) as of a matched one (%.3f)", pf, pg)
+		}
+	}
+	a := &registry.Capability{ID: "tax.queryPersonalTaxInfo", Summary: "查询用户个人的税务相关信息"}
+	b := &registry.Capability{ID: "tax.queryPropertyTaxInfo", Summary: "查询房产相关的税务信息"}
+	if j := jaccard(capWords(a), capWords(b)); j < 0.3 {
+		t.Errorf("near-duplicate tools: similarity %.3f", j)
+	}
+	if v := leadVerb(a); v != "query" {
+		t.Errorf("lead verb %q", v)
+	}
+}
+
+func must(p, _ float64) float64 { return p }
+
+// TestChooseCutoffs: the cut-off of each regime is the least at which the weighted
+// precision of the searches at or above it reaches the target.
+func TestChooseCutoffs(t *testing.T) {
+	m := &Model{Features: FeatureNames[:], Mean: make([]float64, NumFeatures), Scale: make([]float64, NumFeatures),
+		Correct: make([]float64, NumFeatures+1), Found: make([]float64, NumFeatures+1)}
+	for i := range m.Scale {
+		m.Scale[i] = 1
+	}
+	m.Correct[1+fCoverage] = 1 // p = sigmoid(coverage)
+	var samples []Labelled
+	for k := 0; k <= 40; k++ {
+		var f [NumFeatures]float64
+		f[fCoverage] = float64(k) / 10 // p from 0.5 to 0.98
+		samples = append(samples, Labelled{Features: f, Correct: k >= 20})
+		f[fRich] = 1
+		samples = append(samples, Labelled{Features: f, Correct: k >= 5})
+	}
+	ChooseCutoffs(m, samples, 0.95)
+	// bare: 21 right from coverage 2.0; .95 allows one wrong (1.9, p .870), not two (1.8,
+	// p .858): the least cut-off above .858 is .86. Curated: 36 right from 0.5; one wrong
+	// (0.4, p .599), not 0.3 (p .574): .58.
+	if want := 0.86; math.Abs(m.ConfidentAt-want) > 0.006 {
+		t.Errorf("bare cut-off %v, want %v", m.ConfidentAt, want)
+	}
+	if want := 0.58; math.Abs(m.ConfidentAtCurated-want) > 0.006 {
+		t.Errorf("curated cut-off %v, want %v", m.ConfidentAtCurated, want)
+	}
+	var f [NumFeatures]float64
+	if m.ConfidentFor(f) != m.ConfidentAt {
+		t.Error("bare search read the curated cut-off")
+	}
+	f[fRich] = 1
+	if m.ConfidentFor(f) != m.ConfidentAtCurated {
+		t.Error("curated search read the bare cut-off")
+	}
+}

@@ -34,6 +34,12 @@ type DiversifyOptions struct {
 	// candidate is kept even when high risk (the high-risk rule would otherwise replace the
 	// very action asked for).
 	ExplicitWrite bool
+	// TieGap: outside an Ambiguous answer the per-pack and per-intent caps still apply,
+	// but only to break near ties: a candidate over a cap gives way to the next one the
+	// caps allow when that one's score is within TieGap of its own, and keeps its place
+	// otherwise (relevance first). Default 0.001 (a twentieth of lexical's rank-1 contribution); 0 leaves such answers
+	// uncapped.
+	TieGap float64
 	// Strict keeps the per-pack and per-intent caps even when the list would otherwise be
 	// shorter than the limit. Default false: skipped candidates fill empty places, in rank
 	// order, after every candidate that respects the caps.
@@ -42,7 +48,7 @@ type DiversifyOptions struct {
 
 // DefaultDiversifyOptions returns the defaults of docs/ARCHITECTURE.md "Search".
 func DefaultDiversifyOptions() DiversifyOptions {
-	return DiversifyOptions{MaxPerPack: 3, MaxPerIntent: 2, CloseGap: 0.004, MinCloseLeaves: 3}
+	return DiversifyOptions{MaxPerPack: 3, MaxPerIntent: 2, CloseGap: 0.004, MinCloseLeaves: 3, TieGap: 0.001}
 }
 
 // CompPack is the breakdown component that lifts a pack shown in place of its close leaves
@@ -83,7 +89,9 @@ func count(cs []counter, key string) int {
 //     CompPack), unless the pack already ranks above them; a confident answer is never
 //     folded (its top is the match);
 //   - in an Ambiguous answer, at most MaxPerPack candidates per parent pack and
-//     MaxPerIntent per primary intent (relaxed to fill the list unless Strict);
+//     MaxPerIntent per primary intent (relaxed to fill the list unless Strict); in any
+//     other answer the same caps, but a candidate over one gives way only to a candidate
+//     the caps allow within TieGap of its score (near ties spread, relevance otherwise);
 //   - high-risk candidates (HighRisk) never fill the list: at most limit-1 of them, and at
 //     least one other when any candidate is not high risk (with limit 1 and ExplicitWrite
 //     the top candidate stays);
@@ -209,23 +217,60 @@ func Diversify(cands []Candidate, limit int, opts DiversifyOptions) []Candidate 
 			intents, _ = bump(intents, c.Intents[0])
 		}
 	}
+	capped := func(c *registry.Capability) bool {
+		pk := registry.Parent(c.ID)
+		return opts.MaxPerPack > 0 && pk != "" && count(packs, pk) >= opts.MaxPerPack ||
+			opts.MaxPerIntent > 0 && len(c.Intents) > 0 && count(intents, c.Intents[0]) >= opts.MaxPerIntent
+	}
+	// tieBehind reports whether a candidate the caps allow follows the one at pos within
+	// TieGap of its score: outside an ambiguous answer the caps only break near ties.
+	tieBehind := func(pos int) bool {
+		if opts.TieGap <= 0 {
+			return false
+		}
+		at := cands[order[pos]].Score
+		for q := pos + 1; q < len(order); q++ {
+			settle(cands, q+1)
+			o := &cands[order[q]]
+			if at-o.Score > opts.TieGap {
+				return false
+			}
+			if !capped(o.Cap) && !(HighRisk(o.Cap) && high >= maxHigh) {
+				return true
+			}
+		}
+		return false
+	}
+	var tiedBuf [8]int
+	tied := tiedBuf[:0] // outside an ambiguous answer: positions that gave way to a near tie
 	for pos := range order {
 		if len(sel) == limit {
 			break
 		}
 		settle(cands, pos+1) // unless Ambiguous, order[pos] = pos (a pending ranking is read no further)
+		// a candidate that gave way to a near tie comes back before anything further down
+		for len(tied) > 0 && len(sel) < limit && cands[order[tied[0]]].Score-cands[order[pos]].Score > opts.TieGap {
+			take(tied[0])
+			tied = tied[1:]
+		}
+		if len(sel) == limit {
+			break
+		}
 		c := cands[order[pos]].Cap
 		if HighRisk(c) && high >= maxHigh {
 			continue
 		}
-		pk := registry.Parent(c.ID)
-		if opts.Ambiguous && ((opts.MaxPerPack > 0 && pk != "" && count(packs, pk) >= opts.MaxPerPack) ||
-			(opts.MaxPerIntent > 0 && len(c.Intents) > 0 && count(intents, c.Intents[0]) >= opts.MaxPerIntent)) {
+		if capped(c) && opts.Ambiguous {
 			deferred = append(deferred, pos)
+			continue
+		}
+		if capped(c) && tieBehind(pos) {
+			tied = append(tied, pos)
 			continue
 		}
 		take(pos)
 	}
+	deferred = append(tied, deferred...)
 	if !opts.Strict {
 		for _, pos := range deferred {
 			if len(sel) == limit {

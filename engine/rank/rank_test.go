@@ -431,6 +431,20 @@ func TestDiversify(t *testing.T) {
 		want  []string
 	}{
 		{
+			name: "confident: the pack cap breaks a near tie",
+			cands: scored(t, caps, "maintenance.codex.diagnose", 0.09, "maintenance.codex.path_repair", 0.08,
+				"maintenance.codex.update", 0.07, "maintenance.codex.reinstall", 0.0605, "devops.docker.ps", 0.06, "devops.npm.update", 0.04),
+			limit: 4, opts: def,
+			want: []string{"maintenance.codex.diagnose", "maintenance.codex.path_repair", "maintenance.codex.update", "devops.docker.ps"},
+		},
+		{
+			name: "confident: no near tie, relevance keeps the fourth of a pack",
+			cands: scored(t, caps, "maintenance.codex.diagnose", 0.09, "maintenance.codex.path_repair", 0.08,
+				"maintenance.codex.update", 0.07, "maintenance.codex.reinstall", 0.065, "devops.docker.ps", 0.05, "devops.npm.update", 0.04),
+			limit: 4, opts: def,
+			want: []string{"maintenance.codex.diagnose", "maintenance.codex.path_repair", "maintenance.codex.update", "maintenance.codex.reinstall"},
+		},
+		{
 			name: "ambiguous: at most three per pack",
 			cands: scored(t, caps, "maintenance.codex.diagnose", 0.09, "maintenance.codex.path_repair", 0.08,
 				"maintenance.codex.update", 0.07, "maintenance.codex.reinstall", 0.065, "devops.docker.ps", 0.05, "devops.npm.update", 0.04),
@@ -441,8 +455,8 @@ func TestDiversify(t *testing.T) {
 			name: "confident: ranked by relevance, no pack cap",
 			cands: scored(t, caps, "maintenance.codex.diagnose", 0.09, "maintenance.codex.path_repair", 0.08,
 				"maintenance.codex.update", 0.07, "maintenance.codex.reinstall", 0.065, "devops.docker.ps", 0.05, "devops.npm.update", 0.04),
-			limit: 5, opts: def,
-			want: []string{"maintenance.codex.diagnose", "maintenance.codex.path_repair", "maintenance.codex.update", "maintenance.codex.reinstall", "devops.docker.ps"},
+			limit: 4, opts: def,
+			want: []string{"maintenance.codex.diagnose", "maintenance.codex.path_repair", "maintenance.codex.update", "maintenance.codex.reinstall"},
 		},
 		{
 			name: "pack cap relaxed to fill the list",

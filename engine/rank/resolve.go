@@ -122,7 +122,7 @@ func resolve(cands []Candidate, s Signals, t Thresholds, conf *float64) (res reg
 			return registry.NoConfidentMatch, noMatch, nil
 		case best.Cap.ResourceType == registry.TypePack || s.Vague && s.Scope == "":
 			return registry.Ambiguous, "", missingInfo(cands, b, t, s)
-		case pc >= t.Model.ConfidentAt:
+		case pc >= t.Model.ConfidentFor(f):
 			return registry.Confident, "", nil
 		}
 		return registry.Ambiguous, "", missingInfo(cands, b, t, s)
