@@ -208,26 +208,6 @@ type lexDoc struct {
 	vterms []uint32
 }
 
-// vocab numbers, for good, every term the lexical indexes of one chain of builds
-// (Options.Reuse) analysed, so that what a generation keeps for the next holds four bytes
-// a term instead of a string. It only grows (see outgrown); mu guards it (a chain's builds
-// run one after another, but two builds may reuse one generation).
-type vocab struct {
-	mu    sync.Mutex
-	ids   map[string]uint32
-	terms []string
-}
-
-// outgrown reports whether the vocabulary holds more than twice the live terms (those of
-// the last build, plus a margin), the rest from texts changed since: the next build then
-// analyses every document again into a new one, so that a registry whose words keep
-// changing does not keep every word it ever had.
-func (v *vocab) outgrown(live int) bool {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return len(v.terms) > 2*live+1024
-}
-
 // lexScratch is a worker's temporary memory for lexDoc.analyze.
 type lexScratch struct {
 	dt    docTerms
@@ -282,22 +262,22 @@ func (g *Generation) buildLexical(ctx context.Context) error {
 		chunk    []lexDoc
 	)
 	var (
-		voc   *vocab
+		voc   *text.Vocab
 		vnum  []uint32 // vocabulary number → 1 + term id (0: none yet)
 		reuse bool     // the previous analysis is taken (its vocabulary is voc)
 	)
 	if g.an != nil {
 		// kept for the next build: every document's analysis, reused or new
 		g.an.lex = make([]lexDoc, g.n)
-		if g.prev != nil && g.prev.voc != nil && g.prevDoc != nil && !g.prev.voc.outgrown(g.prev.terms) {
+		if g.prev != nil && g.prev.voc != nil && g.prevDoc != nil && !g.prev.voc.Outgrown(g.prev.terms) {
 			voc, reuse = g.prev.voc, true
 		} else {
-			voc = &vocab{ids: make(map[string]uint32)}
+			voc = text.NewVocab()
 		}
-		voc.mu.Lock()
-		defer voc.mu.Unlock()
+		voc.Lock()
+		defer voc.Unlock()
 		g.an.voc = voc
-		vnum = make([]uint32, len(voc.terms), len(voc.terms)+len(voc.terms)/8)
+		vnum = make([]uint32, voc.Len(), voc.Len()+voc.Len()/8)
 		defer func() { g.an.terms = len(x.dict) }()
 	} else {
 		chunk = make([]lexDoc, min(lexChunk, g.n))
@@ -330,13 +310,7 @@ func (g *Generation) buildLexical(ctx context.Context) error {
 				if ld.vterms == nil { // analysed now, not reused
 					ld.vterms = make([]uint32, len(ld.terms))
 					for i, t := range ld.terms {
-						v, ok := voc.ids[t]
-						if !ok {
-							v = uint32(len(voc.terms))
-							voc.ids[t] = v
-							voc.terms = append(voc.terms, t)
-						}
-						ld.vterms[i] = v
+						ld.vterms[i] = voc.Number(t)
 					}
 					ld.terms = nil
 				}
@@ -348,7 +322,7 @@ func (g *Generation) buildLexical(ctx context.Context) error {
 					if id == 0 {
 						id = uint32(len(x.dict)) + 1
 						vnum[v] = id
-						x.dict[voc.terms[v]] = id - 1
+						x.dict[voc.Term(v)] = id - 1
 						df = append(df, 0)
 					}
 					tids = append(tids, id-1)
@@ -374,7 +348,7 @@ func (g *Generation) buildLexical(ctx context.Context) error {
 			if voc != nil {
 				// A kept analysis is sorted in place, by this build's term ids: the next build
 				// that reuses it finds it sorted already, unless its ids moved (its order
-				// matters to no one else, and the builds that read it hold voc.mu).
+				// matters to no one else, and the builds that read it hold voc's lock).
 				slices.SortFunc(ld.ents, func(a, b lexEntry) int {
 					return byTerm(lexEntry{term: tids[a.term], field: a.field}, lexEntry{term: tids[b.term], field: b.field})
 				})

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/capdex/capdex/index/embed"
+	"github.com/capdex/capdex/index/text"
 	"github.com/capdex/capdex/registry"
 )
 
@@ -11,8 +12,8 @@ import (
 // (Options.Reuse), by docID.
 type analysis struct {
 	lex    []lexDoc
-	voc    *vocab // the vocabulary of lex (lexDoc.vterms)
-	terms  int    // the distinct terms of lex (see vocab.outgrown)
+	voc    *text.Vocab // the vocabulary of lex (lexDoc.vterms)
+	terms  int         // the distinct terms of lex (see text.Vocab.Outgrown)
 	sparse []embed.SparseVector
 	emb    embed.Embedder // the embedder of sparse
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/capdex/capdex/index/embed"
+	"github.com/capdex/capdex/index/text"
 	"github.com/capdex/capdex/index/testcat"
 	"github.com/capdex/capdex/registry"
 )
@@ -205,7 +206,7 @@ func TestReuseVocabularyRenewed(t *testing.T) {
 		t.Fatal(err)
 	}
 	renewed := false
-	var voc *vocab
+	var voc *text.Vocab
 	for step := range 12 {
 		x := snap.Caps[3].Clone()
 		x.Summary = ""
@@ -229,13 +230,13 @@ func TestReuseVocabularyRenewed(t *testing.T) {
 		}
 		if voc != nil && got.an.voc != voc {
 			renewed = true
-			if n := len(got.an.voc.terms); n > 2*got.an.terms+1024 {
+			if n := got.an.voc.Len(); n > 2*got.an.terms+1024 {
 				t.Fatalf("step %d: the new vocabulary holds %d terms, %d live", step, n, got.an.terms)
 			}
 		}
 		voc, prev, snap = got.an.voc, got, next
 	}
 	if !renewed {
-		t.Fatalf("the vocabulary was never renewed (%d terms, %d live)", len(voc.terms), prev.an.terms)
+		t.Fatalf("the vocabulary was never renewed (%d terms, %d live)", voc.Len(), prev.an.terms)
 	}
 }

@@ -129,6 +129,6 @@ func TestTermCacheVocabularyRenewed(t *testing.T) {
 		voc, prev, snap = got.voc, got, next
 	}
 	if !renewed {
-		t.Fatalf("the vocabulary was never renewed (%d terms, %d live)", len(voc.terms), len(prev.idf))
+		t.Fatalf("the vocabulary was never renewed (%d terms, %d live)", voc.Len(), len(prev.idf))
 	}
 }

@@ -51,7 +51,7 @@ type TermCache struct {
 	// an is every document's analysis, by docID, kept for Next (nil in a cache made by
 	// NewTermCache), its terms numbered in voc.
 	an  []analysed
-	voc *vocab
+	voc *text.Vocab
 }
 
 // docTerms is what a TermCache holds of one document. Its numbers are nums[off:end], in the
@@ -233,39 +233,12 @@ type analysed struct {
 	seq []uint32
 }
 
-// vocab numbers, for good, every term the caches of one chain (Next) analysed, so that
-// what a cache keeps for the next holds four bytes a term instead of a string. It only
-// grows (see outgrown); mu guards it (a chain's caches are made one after another, but two
-// caches may be made from one).
-type vocab struct {
-	mu    sync.Mutex
-	ids   map[string]uint32
-	terms []string
-}
-
-// outgrown reports whether the vocabulary holds more than twice the live terms (those of
-// the last cache, plus a margin), the rest from texts changed since: the next cache then
-// analyses every capability again into a new one, so that a registry whose words keep
-// changing does not keep every word it ever had.
-func (v *vocab) outgrown(live int) bool {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return len(v.terms) > 2*live+1024
-}
-
-// encode sets a.seq from a's use, notUse and text, and drops those.
-func (v *vocab) encode(a *analysed) {
+// encode sets a.seq from a's use, notUse and text, numbered in v, and drops those.
+func encode(v *text.Vocab, a *analysed) {
 	seq := make([]uint32, 0, 2+len(a.use)+len(a.notUse)+len(a.text))
 	add := func(terms []string) {
 		for _, x := range terms {
-			id, ok := v.ids[x]
-			if !ok {
-				id = uint32(len(v.terms))
-				x = strings.Clone(x)
-				v.ids[x] = id
-				v.terms = append(v.terms, x)
-			}
-			seq = append(seq, id)
+			seq = append(seq, v.Number(x))
 		}
 	}
 	for _, list := range [][][]string{a.use, a.notUse} {
@@ -327,12 +300,12 @@ func newTermCache(caps []*registry.Capability, analyze func(string) []string, se
 	if prev != nil {
 		t.an = make([]analysed, len(caps))
 		t.voc = prev.voc
-		if t.voc == nil || prevDoc == nil || t.voc.outgrown(len(prev.idf)) {
-			t.voc, prevDoc = &vocab{ids: make(map[string]uint32)}, nil
+		if t.voc == nil || prevDoc == nil || t.voc.Outgrown(len(prev.idf)) {
+			t.voc, prevDoc = text.NewVocab(), nil
 		}
-		t.voc.mu.Lock()
-		defer t.voc.mu.Unlock()
-		vnum = make([]uint32, len(t.voc.terms), len(t.voc.terms)+len(t.voc.terms)/8)
+		t.voc.Lock()
+		defer t.voc.Unlock()
+		vnum = make([]uint32, t.voc.Len(), t.voc.Len()+t.voc.Len()/8)
 	}
 	ids := make(map[string]uint32) // term → number
 	valueIDs := make(map[string]uint32)
@@ -365,7 +338,7 @@ func newTermCache(caps []*registry.Capability, analyze func(string) []string, se
 			if id == 0 {
 				id = uint32(len(ids)) + 1
 				vnum[v] = id
-				ids[t.voc.terms[v]] = id - 1
+				ids[t.voc.Term(v)] = id - 1
 			}
 			dst = append(dst, id-1)
 		}
@@ -435,7 +408,7 @@ func newTermCache(caps []*registry.Capability, analyze func(string) []string, se
 			p := 0
 			if t.an != nil {
 				if a.seq == nil { // analysed now, not reused
-					t.voc.encode(a)
+					encode(t.voc, a)
 				}
 				p = entriesSeq(a.seq, p)
 				rec.notUse = uint32(len(t.nums))
