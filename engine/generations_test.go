@@ -226,18 +226,8 @@ func TestIncrementalGenerationsSameAsRebuild(t *testing.T) {
 // and the lint does not report it as a lint error of its own.
 func TestImportRepeatedNewIDSameError(t *testing.T) {
 	ctx := context.Background()
-	e, err := Open(ctx, Options{Seed: testcat.GenerateCatalog(50, 1), NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	var act *registry.Capability
-	for _, c := range e.Snapshot().Caps {
-		if c.ResourceType == registry.TypeAction {
-			act = c
-			break
-		}
-	}
+	e, act := openWithAction(t)
+	var err error
 	n := act.Clone()
 	n.ID = registry.Parent(act.ID) + ".twice"
 	n.Version = 1

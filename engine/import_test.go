@@ -14,18 +14,7 @@ import (
 // definitions unmodified.
 func TestImportDigestComputedNotTyped(t *testing.T) {
 	ctx := context.Background()
-	e, err := Open(ctx, Options{Seed: testcat.GenerateCatalog(50, 1), NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	var act *registry.Capability
-	for _, c := range e.Snapshot().Caps {
-		if c.ResourceType == registry.TypeAction {
-			act = c
-			break
-		}
-	}
+	e, act := openWithAction(t)
 	stale := act.Clone()
 	stale.Version++
 	stale.Summary += " changed"
@@ -57,4 +46,22 @@ func TestImportDigestComputedNotTyped(t *testing.T) {
 			t.Errorf("%s in the generation with digest %q, want %q", c.ID, s.Provenance.SchemaDigest, want)
 		}
 	}
+}
+
+// openWithAction opens an engine over a small generated catalogue (closed when the test
+// ends) and returns it with its first action.
+func openWithAction(t *testing.T) (*Engine, *registry.Capability) {
+	t.Helper()
+	e, err := Open(context.Background(), Options{Seed: testcat.GenerateCatalog(50, 1), NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	for _, c := range e.Snapshot().Caps {
+		if c.ResourceType == registry.TypeAction {
+			return e, c
+		}
+	}
+	t.Fatal("the generated catalogue has no action")
+	return nil, nil
 }
