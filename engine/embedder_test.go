@@ -215,3 +215,42 @@ func TestEndpointDownAtStart(t *testing.T) {
 		t.Errorf("partial %v, failed %v, matches %v", resp.SearchMeta.Partial, resp.SearchMeta.FailedRetrievers, ids(resp))
 	}
 }
+
+// TestSemanticRetryAfterEndpointDown: an endpoint down at start leaves the semantic
+// retriever without vectors; once it answers again, the engine's retry builds the
+// generation again and searches are whole, with no registry change in between.
+func TestSemanticRetryAfterEndpointDown(t *testing.T) {
+	inner, err := embed.LoadModel2Vec(model(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := embedtest.NewEndpoint(inner)
+	fake.SetFailing(true)
+	srv := httptest.NewServer(fake)
+	t.Cleanup(srv.Close)
+	emb, err := engine.OpenEmbedder(engine.EmbedderSpec{Kind: "openai", URL: srv.URL, Model: "tiny"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := open(t, engine.Options{Seed: embedCaps(t), Embedder: emb, SemanticRetry: 20 * time.Millisecond})
+	if e.SemanticErr() == nil {
+		t.Fatal("SemanticErr is nil with the endpoint down")
+	}
+	gen := e.Generation()
+	fake.SetFailing(false)
+	for deadline := time.Now().Add(time.Minute); e.SemanticErr() != nil; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the semantic retriever did not come back within a minute: %v", e.SemanticErr())
+		}
+	}
+	if e.Generation() != gen {
+		t.Errorf("generation %d, want %d: a retry builds the same registry", e.Generation(), gen)
+	}
+	resp, err := e.Search(context.Background(), registry.SearchRequest{Query: "send an email", Limit: 3}, admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.SearchMeta.Partial || len(resp.Matches) == 0 {
+		t.Errorf("partial %v (failed %v), matches %v", resp.SearchMeta.Partial, resp.SearchMeta.FailedRetrievers, ids(resp))
+	}
+}

@@ -43,6 +43,11 @@ type Options struct {
 	// texts a dense embedder computed (texts found in the vector cache are not computed):
 	// done so far, out of at most total. For a progress bar on first import.
 	EmbedProgress func(done, total int)
+	// SemanticRetry is how long after a build whose embedder failed (its searches answer
+	// partial) the engine builds the same registry again, the wait doubling up to 10
+	// minutes until the semantic retriever has its vectors. 0 means 30 s; negative turns
+	// retries off.
+	SemanticRetry time.Duration
 	// Normalizer turns a query into a parsed query. Default: the rules normalizer.
 	Normalizer query.Normalizer
 	// Deadlines per retriever name ("exact", "lexical", ...: index.Kind.String). Missing
@@ -134,6 +139,7 @@ type Engine struct {
 
 	closeOnce sync.Once
 	cleanup   []func()
+	semRetry  semRetry // rebuilds after an embedder failed (semretry.go)
 
 	// gw is the upstream gateway (nil without Options.Upstreams).
 	gw *gateway
@@ -192,6 +198,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{opts: opts, log: log, store: st}
+	e.semRetry.quit = make(chan struct{})
 	if err := e.init(ctx); err != nil {
 		e.Close()
 		return nil, err
@@ -435,6 +442,7 @@ func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore boo
 		packs = packRanges(g)
 	}
 	e.state.Store(&state{gen: g, lex: lex, terms: terms, facts: facts, packs: packs, match: new(matchCache)})
+	e.watchSemantic()
 	return nil
 }
 
@@ -552,6 +560,7 @@ func (e *Engine) Snapshot() *registry.Snapshot { return e.state.Load().gen.Snaps
 func (e *Engine) Close() error {
 	var err error
 	e.closeOnce.Do(func() {
+		e.stopSemantic()
 		if e.gw != nil {
 			e.gw.mgr.Close()
 		}

@@ -291,7 +291,6 @@ func (t *tenant) idf(df int32) float64 {
 	return math.Log(1 + float64(len(t.capIDs))/float64(df+1))
 }
 
-
 // refresh recomputes the norms of every learned search with the current idf.
 func (t *tenant) refresh() {
 	if !t.stale {
