@@ -55,4 +55,4 @@ func BenchmarkFeedbackVotes(b *testing.B) {
 type noFeedbackStore struct{}
 
 func (noFeedbackStore) PutFeedback(context.Context, []store.FeedbackRecord) error { return nil }
-func (noFeedbackStore) EachFeedback(func(store.FeedbackRecord) error) error      { return nil }
+func (noFeedbackStore) EachFeedback(func(store.FeedbackRecord) error) error       { return nil }
