@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/capdex/capdex/index/embed"
-	"github.com/capdex/capdex/index/text"
 	"github.com/capdex/capdex/index/testcat"
+	"github.com/capdex/capdex/index/text"
 	"github.com/capdex/capdex/registry"
 )
 
