@@ -227,9 +227,15 @@ func TestFeedbackWarmCold(t *testing.T) {
 }
 
 // eoOf is the engine options a test passes, or the defaults for nil.
+// eoOf is eo (or the defaults) with quality deadlines: the warm/cold figures must not
+// depend on how loaded the test machine is.
 func eoOf(eo *engine.Options) engine.Options {
-	if eo == nil {
-		return engine.Options{}
+	var o engine.Options
+	if eo != nil {
+		o = *eo
 	}
-	return *eo
+	if o.Deadlines == nil {
+		o.Deadlines = qualityDeadlines()
+	}
+	return o
 }
