@@ -37,6 +37,7 @@ const (
 	cueBefore    = "before"     // "before" + a write verb: read first
 	cueTime      = "time"       // a time expression: says when, not what (vagueness test)
 	cueVoid      = "void"       // a pronoun or indefinite standing for an unnamed object
+	cueHave      = "have"       // 有哪些, "do I have": asks which things there are, a list
 )
 
 // cueSet is a set of cue names, one bit per name: an entry's cue (entry.cue) and the cues
@@ -74,6 +75,7 @@ const (
 	csBefore
 	csTime
 	csVoid
+	csHave
 )
 
 // cueBits maps every cue name to its bit.
@@ -85,7 +87,7 @@ var cueBits = map[string]cueSet{
 	cueRequest: csRequest, cueQuestion: csQuestion, cueWithin: csWithin, cueCoord: csCoord,
 	cueStop: csStop, cueFirst: csFirst, cueXian: csXian, cueAfter: csAfter,
 	cueEventTail: csEventTail, cueFiller: csFiller, cueBefore: csBefore, cueTime: csTime,
-	cueVoid: csVoid,
+	cueVoid: csVoid, cueHave: csHave,
 }
 
 var cueTable = map[string][]string{
@@ -173,6 +175,12 @@ var cueTable = map[string][]string{
 		"this week", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
 		"今天", "明天", "昨天", "后天", "前天", "今晚", "明晚", "下周", "上周", "本周", "这周", "下个月",
 		"上个月", "本月", "这个月", "早上", "上午", "中午", "下午", "晚上", "现在", "马上", "周末",
+	},
+	// cueHave asks which things of a kind there are ("我下周有哪些会", "what meetings do I
+	// have"): with no other verb it asks for a list. English needs "what"/"which" before it.
+	cueHave: {
+		"有哪些", "有什么", "有啥", "都有什么", "都有哪些", "do i have", "do we have", "are there",
+		"are running", "is running",
 	},
 	cueVoid: {
 		"it", "this", "that", "them", "something", "anything", "everything", "stuff", "things", "one",

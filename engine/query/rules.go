@@ -625,6 +625,12 @@ func (a *analysis) run(p *Parsed) {
 	}
 	a.constraints = constraints
 
+	if len(verbs) == 0 && a.asksWhichThere() && !slices.Contains(forbidden, "list") {
+		// "我下周有哪些出差行程", "what meetings do I have this week": asking which things
+		// there are, with no verb of its own, asks to list them.
+		verbs = append(verbs, "list")
+	}
+
 	// Intents: the verbs, expanded with the registry values sharing their concept.
 	a.verbs = verbs
 	intents := addUnique(a.intents[:0], verbs...)
@@ -644,6 +650,26 @@ func (a *analysis) run(p *Parsed) {
 	p.ExplicitWrite = a.explicitWrite(verbs)
 	p.Vague = a.vague(p, verbs)
 	a.fill(p)
+}
+
+// asksWhichThere reports whether the request asks which things of a kind there are: a
+// cueHave in Chinese, or in English after "what" or "which" in its clause; not a browse
+// request for capabilities (有哪些能力), which lists packs, not things.
+func (a *analysis) asksWhichThere() bool {
+	if !a.has(csHave) || a.has(csBrowse|csGeneric) {
+		return false
+	}
+	for h := range a.cues(csHave) {
+		if a.toks[h.i].cjk {
+			return true
+		}
+		for q := range a.cues(csBrowseQ) {
+			if w := a.toks[q.i].word; (w == "what" || w == "which") && q.j <= h.i && a.clause[q.i] == a.clause[h.i] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // constraintCues are the cues that are constraints of the same name, in the order
