@@ -38,6 +38,7 @@ const (
 	cueTime      = "time"       // a time expression: says when, not what (vagueness test)
 	cueVoid      = "void"       // a pronoun or indefinite standing for an unnamed object
 	cueHave      = "have"       // 有哪些, "do I have": asks which things there are, a list
+	cueSetUp     = "set_up"     // 开个, 设个, 约个, 建个: a light verb and a measure word, "set up a …"
 )
 
 // cueSet is a set of cue names, one bit per name: an entry's cue (entry.cue) and the cues
@@ -76,6 +77,7 @@ const (
 	csTime
 	csVoid
 	csHave
+	csSetUp
 )
 
 // cueBits maps every cue name to its bit.
@@ -87,7 +89,7 @@ var cueBits = map[string]cueSet{
 	cueRequest: csRequest, cueQuestion: csQuestion, cueWithin: csWithin, cueCoord: csCoord,
 	cueStop: csStop, cueFirst: csFirst, cueXian: csXian, cueAfter: csAfter,
 	cueEventTail: csEventTail, cueFiller: csFiller, cueBefore: csBefore, cueTime: csTime,
-	cueVoid: csVoid, cueHave: csHave,
+	cueVoid: csVoid, cueHave: csHave, cueSetUp: csSetUp,
 }
 
 var cueTable = map[string][]string{
@@ -182,6 +184,10 @@ var cueTable = map[string][]string{
 		"有哪些", "有什么", "有啥", "都有什么", "都有哪些", "do i have", "do we have", "are there",
 		"are running", "is running",
 	},
+	// cueSetUp is a light verb with a measure word before its object ("开个会", "设个提醒",
+	// "约个时间", "建个群"): the request sets the object up, and the word after it is the
+	// object, not a verb (提醒 there is "a reminder").
+	cueSetUp: {"开个", "开一个", "设个", "设一个", "约个", "约一个", "建个", "建一个"},
 	cueVoid: {
 		"it", "this", "that", "them", "something", "anything", "everything", "stuff", "things", "one",
 		"它", "这个", "那个", "东西", "一下", "下", "点", "些", "一些",
