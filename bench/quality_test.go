@@ -252,10 +252,10 @@ func TestGoldenRankStats(t *testing.T) {
 // tools) and ambiguous cases labelled as served, it reached 0.930 on branch i18d and
 // 0.909 once the semantic retriever of i17e was merged and the model refitted (misses
 // listed in bench/report/i18d.md: Chinese scheduling requests the parse reads no meeting
-// in, unservable requests asked about rather than refused, ...). Branch i18e reached 0.951
-// (136 of 143) by reading the request better (有哪些 / "what X do I have" asks for a list,
-// 开个会 / 设个提醒 set their object up, the lexicon's blockers, PR names a pull request);
-// the bar is that figure.
+// in, unservable requests asked about rather than refused, ...). Branch i18e reached 0.958
+// (137 of 143) by reading the request better (有哪些 / "what X do I have" asks for a list,
+// 开个会 / 设个提醒 set their object up, 发一条 sends, the lexicon's blockers, PR names a
+// pull request); the bar leaves one case of margin.
 const (
 	seedMinTop1       = 0.98
 	seedMinResolution = 0.95

@@ -289,6 +289,9 @@ func TestRulesNormalize(t *testing.T) {
 			want(tb, "concepts", p.Concepts, []string{"refund"}, []string{"issue"})
 			want(tb, "entities", p.Entities, nil, []string{"issue"})
 		}},
+		{"发 with a measure word sends", "发一条消息给他", func(tb testing.TB, p *Parsed) {
+			want(tb, "concepts", p.Concepts, []string{"send", "message"}, nil)
+		}},
 		{"PR names a pull request", "merge PR 42", func(tb testing.TB, p *Parsed) {
 			want(tb, "concepts", p.Concepts, []string{"pull_request"}, nil)
 		}},
