@@ -258,10 +258,13 @@ func TestGoldenRankStats(t *testing.T) {
 // tools) and ambiguous cases labelled as served, it reached 0.930 on branch i18d and
 // 0.909 once the semantic retriever of i17e was merged and the model refitted (misses
 // listed in bench/report/i18d.md: Chinese scheduling requests the parse reads no meeting
-// in, unservable requests asked about rather than refused, ...). The bar keeps 0.90.
+// in, unservable requests asked about rather than refused, ...). Branch i18e reached 0.958
+// (137 of 143) by reading the request better (有哪些 / "what X do I have" asks for a list,
+// 开个会 / 设个提醒 set their object up, 发一条 sends, the lexicon's blockers, PR names a
+// pull request); the bar leaves one case of margin.
 const (
 	seedMinTop1       = 0.98
-	seedMinResolution = 0.9
+	seedMinResolution = 0.95
 )
 
 // negativesPaths are the off-topic requests of the built-in registry (issue 18), and
@@ -314,7 +317,7 @@ func TestSeedCaseBars(t *testing.T) {
 		{"top1", r.Top1, func(v float64) bool { return v >= seedMinTop1 }, "≥ 0.98"},
 		{"forbidden_exposure_rate", r.ForbiddenExposureRate, func(v float64) bool { return v == 0 }, "0"},
 		{"when_not_to_use_violation_rate", r.WhenNotToUseViolationRate, func(v float64) bool { return v == 0 }, "0"},
-		{"resolution_accuracy", r.ResolutionAccuracy, func(v float64) bool { return v >= seedMinResolution }, "≥ 0.90"},
+		{"resolution_accuracy", r.ResolutionAccuracy, func(v float64) bool { return v >= seedMinResolution }, "≥ 0.95"},
 	}
 	for _, c := range checks {
 		t.Run(c.name, func(t *testing.T) {

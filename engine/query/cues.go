@@ -37,6 +37,8 @@ const (
 	cueBefore    = "before"     // "before" + a write verb: read first
 	cueTime      = "time"       // a time expression: says when, not what (vagueness test)
 	cueVoid      = "void"       // a pronoun or indefinite standing for an unnamed object
+	cueHave      = "have"       // 有哪些, "do I have": asks which things there are, a list
+	cueSetUp     = "set_up"     // 开个, 设个, 约个, 建个: a light verb and a measure word, "set up a …"
 )
 
 // cueSet is a set of cue names, one bit per name: an entry's cue (entry.cue) and the cues
@@ -74,6 +76,8 @@ const (
 	csBefore
 	csTime
 	csVoid
+	csHave
+	csSetUp
 )
 
 // cueBits maps every cue name to its bit.
@@ -85,7 +89,7 @@ var cueBits = map[string]cueSet{
 	cueRequest: csRequest, cueQuestion: csQuestion, cueWithin: csWithin, cueCoord: csCoord,
 	cueStop: csStop, cueFirst: csFirst, cueXian: csXian, cueAfter: csAfter,
 	cueEventTail: csEventTail, cueFiller: csFiller, cueBefore: csBefore, cueTime: csTime,
-	cueVoid: csVoid,
+	cueVoid: csVoid, cueHave: csHave, cueSetUp: csSetUp,
 }
 
 var cueTable = map[string][]string{
@@ -174,6 +178,16 @@ var cueTable = map[string][]string{
 		"今天", "明天", "昨天", "后天", "前天", "今晚", "明晚", "下周", "上周", "本周", "这周", "下个月",
 		"上个月", "本月", "这个月", "早上", "上午", "中午", "下午", "晚上", "现在", "马上", "周末",
 	},
+	// cueHave asks which things of a kind there are ("我下周有哪些会", "what meetings do I
+	// have"): with no other verb it asks for a list. English needs "what"/"which" before it.
+	cueHave: {
+		"有哪些", "有什么", "有啥", "都有什么", "都有哪些", "do i have", "do we have", "are there",
+		"are running", "is running",
+	},
+	// cueSetUp is a light verb with a measure word before its object ("开个会", "设个提醒",
+	// "约个时间", "建个群"): the request sets the object up, and the word after it is the
+	// object, not a verb (提醒 there is "a reminder").
+	cueSetUp: {"开个", "开一个", "设个", "设一个", "约个", "约一个", "建个", "建一个"},
 	cueVoid: {
 		"it", "this", "that", "them", "something", "anything", "everything", "stuff", "things", "one",
 		"它", "这个", "那个", "东西", "一下", "下", "点", "些", "一些",

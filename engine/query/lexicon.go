@@ -20,6 +20,7 @@ const (
 	kSymptom                 // a registry symptom as words; value = symptom value
 	kAlias                   // a capability alias; values = the symptoms it names
 	kCue                     // a cue word of the rules; value = cue name
+	kBlock                   // a blocker of the concept lexicon: matched like a member, naming nothing
 )
 
 // entry is one surface form. The fields a scan reads come first.
@@ -122,6 +123,10 @@ var baseLexicon = sync.OnceValue(func() *Lexicon {
 		for _, m := range lx.Members(name) {
 			b.add(m, kConcept, name, nil)
 		}
+	}
+	// After the members, so that a member wins over a blocker of the same words.
+	for _, m := range lx.Blockers() {
+		b.add(m, kBlock, "", nil)
 	}
 	l.freeze()
 	return l
@@ -509,10 +514,11 @@ func follows(s string, toks []token, tail []int32) bool {
 
 // scan finds every entry in toks, which a scan with l gave (analysis.scanText: each token
 // holds the entries its key starts). Concept members are matched longest first, left to
-// right, without overlap (as index/text does); other entries are all reported, overlapping
-// freely.
+// right, without overlap (as index/text does), and a blocker is consumed naming nothing;
+// other entries are all reported, overlapping freely, but for an entity named through a
+// member inside a blocker.
 func (l *Lexicon) scan(s string, toks []token, dst []match) []match {
-	conceptEnd := 0
+	conceptEnd, blockEnd := 0, 0
 	for i := range toks {
 		var bestConcept *entry
 		bestLen := 0
@@ -524,15 +530,21 @@ func (l *Lexicon) scan(s string, toks []token, dst []match) []match {
 				continue
 			}
 			e := &l.all[k]
-			if e.kind == kConcept {
+			if e.kind == kConcept || e.kind == kBlock {
 				if i >= conceptEnd && n > bestLen {
 					bestConcept, bestLen = e, n
 				}
 				continue
 			}
+			if e.member && i < blockEnd {
+				continue // an entity named by a member, inside a blocker
+			}
 			dst = append(dst, match{e: e, i: i, j: i + n})
 		}
-		if bestConcept != nil {
+		if bestConcept != nil && bestConcept.kind == kBlock {
+			conceptEnd = i + bestLen // 没问题 "fine" is not 问题 "issue"
+			blockEnd = conceptEnd
+		} else if bestConcept != nil {
 			dst = append(dst, match{e: bestConcept, i: i, j: i + bestLen})
 			conceptEnd = i + bestLen
 		}

@@ -467,6 +467,11 @@ func (a *analysis) yesNoQuestion(i int) bool {
 // review"). "email the customer the refund confirmation" asks to send an email, not for a
 // refund.
 func (a *analysis) isNoun(v *match) bool {
+	for c := range a.cues(csSetUp) {
+		if c.j == v.i && a.clause[c.i] == a.clause[v.i] {
+			return true // 设个提醒: the object of a set-up verb
+		}
+	}
 	if v.j-v.i != 1 {
 		return false
 	}
@@ -625,6 +630,15 @@ func (a *analysis) run(p *Parsed) {
 	}
 	a.constraints = constraints
 
+	if a.setsUp() && !slices.Contains(forbidden, "create") {
+		verbs = addUnique(verbs, "create")
+	}
+	if len(verbs) == 0 && a.asksWhichThere() && !slices.Contains(forbidden, "list") {
+		// "我下周有哪些出差行程", "what meetings do I have this week": asking which things
+		// there are, with no verb of its own, asks to list them.
+		verbs = append(verbs, "list")
+	}
+
 	// Intents: the verbs, expanded with the registry values sharing their concept.
 	a.verbs = verbs
 	intents := addUnique(a.intents[:0], verbs...)
@@ -644,6 +658,37 @@ func (a *analysis) run(p *Parsed) {
 	p.ExplicitWrite = a.explicitWrite(verbs)
 	p.Vague = a.vague(p, verbs)
 	a.fill(p)
+}
+
+// setsUp reports whether the request sets something up with a light verb and a measure word
+// ("明天和 bob 开个会", "设个提醒"): a cueSetUp with an object after it in its clause.
+func (a *analysis) setsUp() bool {
+	for c := range a.cues(csSetUp) {
+		if c.j < len(a.toks) && a.clause[c.j] == a.clause[c.i] && a.toks[c.j].cjk {
+			return true
+		}
+	}
+	return false
+}
+
+// asksWhichThere reports whether the request asks which things of a kind there are: a
+// cueHave in Chinese, or in English after "what" or "which" in its clause; not a browse
+// request for capabilities (有哪些能力), which lists packs, not things.
+func (a *analysis) asksWhichThere() bool {
+	if !a.has(csHave) || a.has(csBrowse|csGeneric) {
+		return false
+	}
+	for h := range a.cues(csHave) {
+		if a.toks[h.i].cjk {
+			return true
+		}
+		for q := range a.cues(csBrowseQ) {
+			if w := a.toks[q.i].word; (w == "what" || w == "which") && q.j <= h.i && a.clause[q.i] == a.clause[h.i] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // constraintCues are the cues that are constraints of the same name, in the order

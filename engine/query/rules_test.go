@@ -266,6 +266,35 @@ func TestRulesNormalize(t *testing.T) {
 			want(tb, "entities", p.Entities, []string{"codex"}, nil)
 			want(tb, "forbidden", p.Forbidden, []string{"reinstall"}, nil)
 		}},
+		{"which things there are asks for a list", "服务器上有哪些镜像", func(tb testing.TB, p *Parsed) {
+			want(tb, "intents", p.Intents, []string{"list"}, nil)
+		}},
+		{"what X do I have asks for a list", "which invoices do we have this month", func(tb testing.TB, p *Parsed) {
+			want(tb, "intents", p.Intents, []string{"list"}, nil)
+		}},
+		{"do I have to is no list", "do I have to restart docker", func(tb testing.TB, p *Parsed) {
+			want(tb, "intents", p.Intents, []string{"restart"}, []string{"list"})
+		}},
+		{"a verb of its own wins over the list question", "有哪些镜像可以删掉", func(tb testing.TB, p *Parsed) {
+			want(tb, "intents", p.Intents, []string{"delete"}, []string{"list"})
+		}},
+		{"a light verb and a measure word set the object up", "下午开个会", func(tb testing.TB, p *Parsed) {
+			want(tb, "intents", p.Intents, []string{"create"}, nil)
+			want(tb, "concepts", p.Concepts, []string{"meeting"}, nil)
+		}},
+		{"the object of a set-up verb is not a verb", "设个提醒", func(tb testing.TB, p *Parsed) {
+			want(tb, "intents", p.Intents, []string{"create"}, []string{"remind"})
+		}},
+		{"a blocker names no concept", "没问题就退款", func(tb testing.TB, p *Parsed) {
+			want(tb, "concepts", p.Concepts, []string{"refund"}, []string{"issue"})
+			want(tb, "entities", p.Entities, nil, []string{"issue"})
+		}},
+		{"发 with a measure word sends", "发一条消息给他", func(tb testing.TB, p *Parsed) {
+			want(tb, "concepts", p.Concepts, []string{"send", "message"}, nil)
+		}},
+		{"PR names a pull request", "merge PR 42", func(tb testing.TB, p *Parsed) {
+			want(tb, "concepts", p.Concepts, []string{"pull_request"}, nil)
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -22,6 +22,7 @@ type Lexicon struct {
 	symptom []bool              // by concept id: the group is a symptom (a "!" line)
 	ids     map[string]int32    // name → concept id
 	members map[string][]string // name → members as written
+	blocks  []string            // blockers as written (the "-" lines)
 	byKey   map[string][]int32  // stemmed English phrase ("sign in") or CJK word → concept ids
 	// maxWords is the longest English member in words; maxRunes the longest CJK member.
 	maxWords int
@@ -80,6 +81,7 @@ func ParseLexicon(data []byte) (*Lexicon, error) {
 				}
 				l.maxWords = max(l.maxWords, words)
 				l.maxRunes = max(l.maxRunes, runes)
+				l.blocks = append(l.blocks, m)
 			}
 			continue
 		}
@@ -285,6 +287,10 @@ func (l *Lexicon) Names() []string { return slices.Clone(l.names) }
 
 // Len is the number of concept groups.
 func (l *Lexicon) Len() int { return len(l.names) }
+
+// Blockers returns the blockers as written: words longest match consumes without naming a
+// concept.
+func (l *Lexicon) Blockers() []string { return slices.Clone(l.blocks) }
 
 // Members returns the members of the named concept as written, nil for an unknown name.
 func (l *Lexicon) Members(name string) []string { return slices.Clone(l.members[name]) }
