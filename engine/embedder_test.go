@@ -191,18 +191,7 @@ func TestEndpointEmbedder(t *testing.T) {
 // TestEndpointDownAtStart: an endpoint that fails while the catalogue is embedded does not
 // stop the engine from opening; its semantic retriever fails each search (partial).
 func TestEndpointDownAtStart(t *testing.T) {
-	inner, err := embed.LoadModel2Vec(model(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fake := embedtest.NewEndpoint(inner)
-	fake.SetFailing(true)
-	srv := httptest.NewServer(fake)
-	t.Cleanup(srv.Close)
-	emb, err := engine.OpenEmbedder(engine.EmbedderSpec{Kind: "openai", URL: srv.URL, Model: "tiny"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, emb := downEndpoint(t)
 	e := open(t, engine.Options{Seed: embedCaps(t), Embedder: emb})
 	if e.SemanticErr() == nil {
 		t.Error("SemanticErr is nil with the endpoint down")
@@ -220,18 +209,7 @@ func TestEndpointDownAtStart(t *testing.T) {
 // retriever without vectors; once it answers again, the engine's retry builds the
 // generation again and searches are whole, with no registry change in between.
 func TestSemanticRetryAfterEndpointDown(t *testing.T) {
-	inner, err := embed.LoadModel2Vec(model(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fake := embedtest.NewEndpoint(inner)
-	fake.SetFailing(true)
-	srv := httptest.NewServer(fake)
-	t.Cleanup(srv.Close)
-	emb, err := engine.OpenEmbedder(engine.EmbedderSpec{Kind: "openai", URL: srv.URL, Model: "tiny"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fake, emb := downEndpoint(t)
 	e := open(t, engine.Options{Seed: embedCaps(t), Embedder: emb, SemanticRetry: 20 * time.Millisecond})
 	if e.SemanticErr() == nil {
 		t.Fatal("SemanticErr is nil with the endpoint down")
@@ -253,4 +231,23 @@ func TestSemanticRetryAfterEndpointDown(t *testing.T) {
 	if resp.SearchMeta.Partial || len(resp.Matches) == 0 {
 		t.Errorf("partial %v (failed %v), matches %v", resp.SearchMeta.Partial, resp.SearchMeta.FailedRetrievers, ids(resp))
 	}
+}
+
+// downEndpoint serves the test model behind a fake OpenAI-compatible endpoint that fails
+// every request until SetFailing(false), and returns it with an embedder that calls it.
+func downEndpoint(t *testing.T) (*embedtest.Endpoint, embed.Embedder) {
+	t.Helper()
+	inner, err := embed.LoadModel2Vec(model(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := embedtest.NewEndpoint(inner)
+	fake.SetFailing(true)
+	srv := httptest.NewServer(fake)
+	t.Cleanup(srv.Close)
+	emb, err := engine.OpenEmbedder(engine.EmbedderSpec{Kind: "openai", URL: srv.URL, Model: "tiny"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fake, emb
 }
