@@ -19,8 +19,8 @@ import (
 // expected action below first (seed MRR < 1), and points whose fused search is below the
 // lexical or the semantic retriever alone on a set (recall@5 or nDCG@5: the bar,
 // TestGoldenRankStats), are out; of the others, the best
-// mean nDCG@5 over the public sets is the stage's choice, and the test fails when the
-// default is not it. Each stage logs its leave-one-set-out figures (chosen on the two other
+// mean nDCG@5 over the public sets is the stage's choice (the default stays while no point
+// beats it by more than lexicalMargin), and the test fails when the default is not it. Each stage logs its leave-one-set-out figures (chosen on the two other
 // sets, scored on the third). It takes minutes: it runs only with CAPDEX_TUNE=1 and the
 // sets present (CAPDEX_TUNE_STAGE=clauses runs the second stage alone).
 func TestLexicalLOSO(t *testing.T) {
@@ -37,7 +37,7 @@ func TestLexicalLOSO(t *testing.T) {
 		}
 	})
 	stage := func(name string, grid []LexicalPoint) index.LexicalParams {
-		best := lexicalStage(t, name, grid)
+		best := lexicalStage(t, name, grid, def)
 		if best.Params != def {
 			t.Errorf("%s: the grid's best point is %q (%+v), but index.DefaultLexicalParams is %+v", name, best.Name, best.Params, def)
 		}
@@ -50,9 +50,15 @@ func TestLexicalLOSO(t *testing.T) {
 	stage("clauses", LexicalClauseGrid(first))
 }
 
+// lexicalMargin is how much more mean nDCG@5 a point must reach than the default (when the
+// default is an eligible point of the grid) to replace it: differences below it are noise of
+// a few queries, not a reason to move a default and every figure measured with it.
+const lexicalMargin = 0.001
+
 // lexicalStage scores every point of grid and returns the eligible point with the best mean
-// nDCG@5, logging the table and the leave-one-set-out figures.
-func lexicalStage(t *testing.T, stage string, grid []LexicalPoint) LexicalPoint {
+// nDCG@5 (the default def while none beats it by more than lexicalMargin), logging the table
+// and the leave-one-set-out figures.
+func lexicalStage(t *testing.T, stage string, grid []LexicalPoint, def index.LexicalParams) LexicalPoint {
 	t.Helper()
 	ctx := context.Background()
 	scores, r5, seedMRR := map[string]map[string]float64{}, map[string]map[string]float64{}, map[string]float64{}
@@ -98,6 +104,7 @@ func lexicalStage(t *testing.T, stage string, grid []LexicalPoint) LexicalPoint 
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n%s\n\n| point | %s | mean nDCG@5 | seed MRR | fused below |\n|---|---|---|---|---|---|---|\n", stage, strings.Join(EvalSets, " | "))
 	best, bestMean := -1, -1.0
+	defAt, defMean := -1, 0.0
 	for i, p := range names {
 		sum := 0.0
 		fmt.Fprintf(&b, "| %s |", p)
@@ -110,6 +117,13 @@ func lexicalStage(t *testing.T, stage string, grid []LexicalPoint) LexicalPoint 
 		if slices.Contains(eligible, p) && m > bestMean {
 			best, bestMean = i, m
 		}
+		if slices.Contains(eligible, p) && grid[i].Params == def {
+			defAt, defMean = i, m
+		}
+	}
+	if defAt >= 0 && best != defAt && bestMean-defMean <= lexicalMargin {
+		fmt.Fprintf(&b, "\n%s beats the default %s by %.4f mean nDCG@5, within the margin %.4f: the default stays\n", names[best], names[defAt], bestMean-defMean, lexicalMargin)
+		best = defAt
 	}
 	if best < 0 {
 		t.Fatalf("%s: no point keeps the seed cases at MRR 1 and fusion above every retriever alone\n%s", stage, b.String())
