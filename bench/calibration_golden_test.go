@@ -70,13 +70,7 @@ func TestGoldenCalibration(t *testing.T) {
 		for k, v := range got {
 			golden[k] = v
 		}
-		b, err := json.MarshalIndent(golden, "", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(calibrationGoldenPath, append(b, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeGolden(t, calibrationGoldenPath, golden)
 		return
 	}
 	same := func(a, b *float64) bool {

@@ -199,13 +199,7 @@ func TestGoldenRankStats(t *testing.T) {
 		for name, s := range got {
 			golden[name] = s
 		}
-		b, err := json.MarshalIndent(golden, "", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(goldenPath, append(b, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeGolden(t, goldenPath, golden)
 		t.Logf("wrote %s (%d sets)", goldenPath, len(golden))
 		return
 	}
@@ -328,5 +322,17 @@ func TestSeedCaseBars(t *testing.T) {
 				t.Errorf("%s = %.4f, want %s", c.name, *c.got, c.want)
 			}
 		})
+	}
+}
+
+// writeGolden rewrites a golden file (the -update flags) as indented JSON.
+func writeGolden(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
