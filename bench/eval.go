@@ -117,6 +117,8 @@ type QueryResult struct {
 	Query      string              `json:"query"`
 	Relevant   []string            `json:"relevant"`
 	Ranking    []string            `json:"ranking"`
+	Scores     []float64           `json:"scores,omitempty"`
+	Confidence float64             `json:"confidence"`
 	Resolution registry.Resolution `json:"resolution"`
 	Expected   registry.Resolution `json:"expected_resolution,omitempty"`
 	Forbidden  []string            `json:"forbidden_exposed,omitempty"`
@@ -326,7 +328,7 @@ func EvalQueries(ctx context.Context, e *engine.Engine, queries []LabelledQuery,
 		}
 		if opts.PerQuery != nil {
 			writeLine(opts.PerQuery, QueryResult{ID: q.QID, Query: q.Query, Relevant: q.Relevant, Ranking: r,
-				Resolution: resp.Resolution, TookUS: took.Microseconds(), Partial: resp.SearchMeta.Partial})
+				Scores: scoresOf(resp.Matches), Confidence: resp.Confidence, Resolution: resp.Resolution, TookUS: took.Microseconds(), Partial: resp.SearchMeta.Partial})
 		}
 	}
 	bar.done()
@@ -472,7 +474,7 @@ func EvalCases(ctx context.Context, e *engine.Engine, cases []Case, opts Options
 		}
 		if opts.PerQuery != nil {
 			writeLine(opts.PerQuery, QueryResult{ID: c.Name, Query: c.Query, Relevant: c.ExpectedTopActions, Ranking: r,
-				Resolution: resp.Resolution, Expected: c.ExpectedResolution, Forbidden: exposed,
+				Scores: scoresOf(resp.Matches), Confidence: resp.Confidence, Resolution: resp.Resolution, Expected: c.ExpectedResolution, Forbidden: exposed,
 				TookUS: took.Microseconds(), Partial: resp.SearchMeta.Partial})
 		}
 	}
@@ -575,4 +577,13 @@ func CalibrationSamples(ctx context.Context, e *engine.Engine, cases []Case) ([]
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// scoresOf returns the final score of every match, in order (for the per-query file).
+func scoresOf(ms []registry.Match) []float64 {
+	out := make([]float64, len(ms))
+	for i, m := range ms {
+		out[i] = m.Score
+	}
+	return out
 }
