@@ -82,6 +82,10 @@ type Lexicon struct {
 	intentVals map[string][]string
 	verbs      map[string]bool // verb concepts: intents
 	reads      map[string]bool // read-only verbs
+	// memberEntities maps a concept name to the registry entity values that are members of
+	// it without naming it ("reminder" of the concept remind): the entity a word of the
+	// concept names when it is the object of a set-up verb (设个提醒: a reminder).
+	memberEntities map[string][]string
 	ids        map[string][]string
 
 	packs    []packInfo
@@ -259,6 +263,14 @@ func NewLexicon(snap *registry.Snapshot) *Lexicon {
 			v = text.Fold(v)
 			if b.seen[string(rune('0'+kEntity))+v+"\x00"+v] {
 				continue
+			}
+			for _, cn := range concepts(v) {
+				if cn != v {
+					if l.memberEntities == nil {
+						l.memberEntities = make(map[string][]string)
+					}
+					l.memberEntities[cn] = addUnique(l.memberEntities[cn], v)
+				}
 			}
 			b.add(v, kEntity, v, nil)
 			// An entity that names a concept ("schedule") is met by all its members (日程).

@@ -467,10 +467,8 @@ func (a *analysis) yesNoQuestion(i int) bool {
 // review"). "email the customer the refund confirmation" asks to send an email, not for a
 // refund.
 func (a *analysis) isNoun(v *match) bool {
-	for c := range a.cues(csSetUp) {
-		if c.j == v.i && a.clause[c.i] == a.clause[v.i] {
-			return true // 设个提醒: the object of a set-up verb
-		}
+	if a.setUpObject(v) {
+		return true // 设个提醒: the object of a set-up verb
 	}
 	if v.j-v.i != 1 {
 		return false
@@ -573,6 +571,10 @@ func (a *analysis) run(p *Parsed) {
 			if a.want[k] {
 				verbs = addUnique(verbs, m.e.value)
 			}
+			if a.setUpObject(m) {
+				// 设个提醒: the object of a set-up verb is a thing, the entity of its concept
+				entities = addUnique(entities, lex.memberEntities[m.e.value]...)
+			}
 		case kIntent:
 			if a.want[k] {
 				verbs = addUnique(verbs, m.e.value)
@@ -658,6 +660,17 @@ func (a *analysis) run(p *Parsed) {
 	p.ExplicitWrite = a.explicitWrite(verbs)
 	p.Vague = a.vague(p, verbs)
 	a.fill(p)
+}
+
+// setUpObject reports whether m is the object of a set-up verb: it follows a cueSetUp
+// ("设个", "开个") in its clause.
+func (a *analysis) setUpObject(m *match) bool {
+	for c := range a.cues(csSetUp) {
+		if c.j == m.i && a.clause[c.i] == a.clause[m.i] {
+			return true
+		}
+	}
+	return false
 }
 
 // setsUp reports whether the request sets something up with a light verb and a measure word

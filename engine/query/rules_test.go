@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/capdex/capdex/registry"
 )
 
 func normalize(tb testing.TB, lex *Lexicon, q string) *Parsed {
@@ -435,5 +437,35 @@ func TestSignalTerms(t *testing.T) {
 	ft := FieldTerms("删除日程")
 	if !slices.Contains(ft, "删除") || !slices.Contains(ft, "~delete") || !slices.Contains(ft, "~schedule") {
 		t.Fatalf("field terms %v", ft)
+	}
+}
+
+// TestSetUpObjectNamesMemberEntity: the object of a set-up verb (设个提醒) is a thing, so it
+// names the registry entity that is a member of its concept (reminder, of the concept
+// remind); the same word as a verb (提醒我…) names no entity.
+func TestSetUpObjectNamesMemberEntity(t *testing.T) {
+	snap, err := registry.NewSnapshot(1, []*registry.Capability{
+		{ID: "app.schedule", ResourceType: registry.TypePack, Title: "Schedules"},
+		{ID: "app.schedule.create", ResourceType: registry.TypeAction, Title: "Create a schedule",
+			Intents: []string{"create"}, Entities: []string{"schedule", "reminder"}, SideEffect: registry.SideEffectWriteShared},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lex := NewLexicon(snap)
+	for _, tt := range []struct {
+		query    string
+		entities []string
+		not      []string
+	}{
+		{"设个提醒，下午五点交周报", []string{"reminder"}, nil},
+		{"帮我设一个提醒，周五交房租", []string{"reminder"}, nil},
+		{"下午五点提醒我交周报", nil, []string{"reminder"}},
+	} {
+		p, err := Rules{}.Normalize(context.Background(), tt.query, lex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want(t, tt.query+": entities", p.Entities, tt.entities, tt.not)
 	}
 }
