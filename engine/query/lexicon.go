@@ -86,7 +86,7 @@ type Lexicon struct {
 	// it without naming it ("reminder" of the concept remind): the entity a word of the
 	// concept names when it is the object of a set-up verb (设个提醒: a reminder).
 	memberEntities map[string][]string
-	ids        map[string][]string
+	ids            map[string][]string
 
 	packs    []packInfo
 	packIDs  map[string]bool
