@@ -290,6 +290,32 @@ func TestOffTopicNoMatch(t *testing.T) {
 	}
 }
 
+// negativesHoldoutPath holds off-topic requests (40 English, 40 Chinese) written after the
+// model was last fitted and never passed to `capdex calibrate model`: what the team's
+// unseen off-topic requests will meet. The issue's bar (90% no_confident_match) holds on
+// them as a whole; a few confident answers (2 of 80 on q18) are where the model still
+// errs, so their bar is looser than the fitted files'.
+const negativesHoldoutPath = "../testdata/eval/negatives_holdout.jsonl"
+
+// TestOffTopicHoldout checks the off-topic requests no fit has seen: at least 90%
+// no_confident_match, at most 5% confident.
+func TestOffTopicHoldout(t *testing.T) {
+	cases, err := ReadJSONL[Case](negativesHoldoutPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := EvalCases(context.Background(), qualityEngine(t, nil), cases, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Calibration.NoMatch == nil || *r.Calibration.NoMatch < offTopicMinNoMatch {
+		t.Errorf("no_confident_match share %v, want ≥ %v", r.Calibration.NoMatch, offTopicMinNoMatch)
+	}
+	if *r.Calibration.Confident > 0.05 {
+		t.Errorf("confident share %v, want ≤ 0.05", *r.Calibration.Confident)
+	}
+}
+
 // TestSeedCaseBars checks the seed cases against the bars above: top1, no forbidden action
 // exposed, no top result its own when_not_to_use rules out, and resolution accuracy.
 func TestSeedCaseBars(t *testing.T) {

@@ -134,6 +134,41 @@ func TestResolveWithModel(t *testing.T) {
 	}
 }
 
+// TestResolveNoWordsMet: a best candidate that covers none of the request's words is no
+// match, however sure the model is (a linear model extrapolates there: "how many grand
+// slams has serena williams won" reached .88 on a semantic-only hit).
+func TestResolveNoWordsMet(t *testing.T) {
+	a := &registry.Capability{ID: "p.a", ResourceType: registry.TypeAction, Title: "A"}
+	b := &registry.Capability{ID: "p.b", ResourceType: registry.TypeAction, Title: "B"}
+	m := &Model{Features: FeatureNames[:], Mean: make([]float64, NumFeatures), Scale: make([]float64, NumFeatures),
+		Correct: make([]float64, NumFeatures+1), Found: make([]float64, NumFeatures+1), ConfidentAt: 0.8, NoMatchBelow: 0.3}
+	for i := range m.Scale {
+		m.Scale[i] = 1
+	}
+	m.Correct[0], m.Found[0] = 3, 3
+	for _, tt := range []struct {
+		coverage float64
+		want     registry.Resolution
+	}{{0, registry.NoConfidentMatch}, {0.05, registry.Confident}} {
+		cs := []Candidate{
+			{Cap: a, Score: 0.002, Coverage: tt.coverage, Evidence: []Source{{Retriever: Semantic, Rank: 1, Raw: 0.01}}},
+			{Cap: b, Score: 0.001, Evidence: []Source{{Retriever: Semantic, Rank: 2, Raw: 0.005}}},
+		}
+		res, reason, _ := Resolve(cs, Signals{}, Thresholds{Model: m})
+		if res != tt.want {
+			t.Errorf("coverage %v: %s, want %s", tt.coverage, res, tt.want)
+		}
+		if res == registry.NoConfidentMatch && reason != ReasonNoMatch {
+			t.Errorf("coverage %v: reason %q, want %q", tt.coverage, reason, ReasonNoMatch)
+		}
+	}
+	// A browse request lists what there is, words met or not.
+	cs := []Candidate{{Cap: a, Score: 0.002, Coverage: 0}, {Cap: b, Score: 0.001}}
+	if res, _, _ := Resolve(cs, Signals{Browse: true}, Thresholds{Model: m}); res != registry.Ambiguous {
+		t.Errorf("browse: %s, want ambiguous", res)
+	}
+}
+
 // TestFeaturesAgreementAndDuplicates: the entity and intent agreement features say whether
 // the best candidate is about what the request names ("docker 把磁盘占满了" answered by an
 // npm action is a mismatch), and the duplicate features see a runner-up of near-identical

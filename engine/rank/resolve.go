@@ -31,7 +31,8 @@ const (
 //     tells the caller what to supply);
 //   - otherwise, with the best usable candidate b and the next usable one:
 //     b's Coverage below t.MinCoverage (outside a browse): no_confident_match, reason
-//     no_match — the best candidate speaks to too little of the request;
+//     no_match — the best candidate speaks to too little of the request (with a model:
+//     Coverage 0, or the model's Found probability under its NoMatchBelow);
 //     a browse: ambiguous — the user is choosing among capabilities;
 //     b a pack (a task answered by an area, not a capability), or a vague request
 //     (s.Vague, no scope): ambiguous;
@@ -118,7 +119,9 @@ func resolve(cands []Candidate, s Signals, t Thresholds, conf *float64) (res reg
 		switch {
 		case s.Browse:
 			return registry.Ambiguous, "", missingInfo(cands, b, t, s)
-		case pf < t.Model.NoMatchBelow:
+		case pf < t.Model.NoMatchBelow, best.Coverage == 0:
+			// Coverage 0: the best candidate speaks to none of the request's words; the
+			// model would extrapolate (docs/calibration.md, "No words met").
 			return registry.NoConfidentMatch, noMatch, nil
 		case best.Cap.ResourceType == registry.TypePack || s.Vague && s.Scope == "":
 			return registry.Ambiguous, "", missingInfo(cands, b, t, s)
