@@ -313,6 +313,12 @@ type Model struct {
 	Features []string  `json:"features"`
 	Mean     []float64 `json:"mean"`
 	Scale    []float64 `json:"scale"`
+	// Lo and Hi are the least and greatest value of each feature in the fitted searches;
+	// Predict clips a feature to them, so that the linear model does not extrapolate
+	// (a top score far below any it saw read as ever more confident). Absent in a model
+	// fitted before they existed: no clipping.
+	Lo []float64 `json:"lo,omitempty"`
+	Hi []float64 `json:"hi,omitempty"`
 	// Correct and Found are the weights of each regression: the bias, then one per feature.
 	Correct []float64 `json:"correct"`
 	Found   []float64 `json:"found"`
@@ -339,7 +345,15 @@ func (m *Model) Validate() error {
 			return fmt.Errorf("%w: model feature %d is %q, want %q", ErrBadThresholds, i, n, FeatureNames[i])
 		}
 	}
-	for _, v := range [][]float64{m.Mean, m.Scale, m.Correct, m.Found, {m.ConfidentAt, m.NoMatchBelow}} {
+	if len(m.Lo) != len(m.Hi) || len(m.Lo) != 0 && len(m.Lo) != int(NumFeatures) {
+		return fmt.Errorf("%w: model has %d lo and %d hi values, want %d or none", ErrBadThresholds, len(m.Lo), len(m.Hi), NumFeatures)
+	}
+	for i := range m.Lo {
+		if !(m.Lo[i] <= m.Hi[i]) {
+			return fmt.Errorf("%w: model feature %s: lo %v above hi %v", ErrBadThresholds, m.Features[i], m.Lo[i], m.Hi[i])
+		}
+	}
+	for _, v := range [][]float64{m.Mean, m.Scale, m.Correct, m.Found, m.Lo, m.Hi, {m.ConfidentAt, m.NoMatchBelow}} {
 		for _, x := range v {
 			if math.IsNaN(x) || math.IsInf(x, 0) {
 				return fmt.Errorf("%w: model holds %v", ErrBadThresholds, x)
@@ -361,8 +375,11 @@ func (m *Model) Validate() error {
 // for is among the first answers.
 func (m *Model) Predict(f [NumFeatures]float64) (correct, found float64) {
 	var z [NumFeatures]float64
-	for i := range f {
-		z[i] = (f[i] - m.Mean[i]) / m.Scale[i]
+	for i, x := range f {
+		if len(m.Lo) > 0 {
+			x = math.Min(math.Max(x, m.Lo[i]), m.Hi[i])
+		}
+		z[i] = (x - m.Mean[i]) / m.Scale[i]
 	}
 	return sigmoid(dot(m.Correct, z[:])), sigmoid(dot(m.Found, z[:]))
 }
@@ -480,6 +497,7 @@ func Fit(samples []Labelled, o FitOptions) (*Model, error) {
 		o.NoMatchBelow = 0.5
 	}
 	m := &Model{Features: FeatureNames[:], Mean: make([]float64, NumFeatures), Scale: make([]float64, NumFeatures),
+		Lo: slices.Clone(samples[0].Features[:]), Hi: slices.Clone(samples[0].Features[:]),
 		ConfidentAt: o.ConfidentAt, NoMatchBelow: o.NoMatchBelow, Samples: len(samples)}
 	wsum := 0.0
 	for _, s := range samples {
@@ -487,6 +505,7 @@ func Fit(samples []Labelled, o FitOptions) (*Model, error) {
 		wsum += w
 		for i, x := range s.Features {
 			m.Mean[i] += w * x
+			m.Lo[i], m.Hi[i] = math.Min(m.Lo[i], x), math.Max(m.Hi[i], x)
 		}
 	}
 	for i := range m.Mean {

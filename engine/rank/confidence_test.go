@@ -249,3 +249,37 @@ func TestChooseCutoffs(t *testing.T) {
 		t.Error("curated search read the bare cut-off")
 	}
 }
+
+// TestPredictClipsToFittedRange: a feature outside the range of the fitted searches reads
+// as the range's end (no extrapolation), and Fit records the range.
+func TestPredictClipsToFittedRange(t *testing.T) {
+	var samples []Labelled
+	for k := 0; k < 40; k++ {
+		var f [NumFeatures]float64
+		f[fCoverage] = float64(k%10) / 10 // 0 .. 0.9
+		samples = append(samples, Labelled{Features: f, Correct: k%10 >= 5 || k%7 == 0, Found: true})
+	}
+	m, err := Fit(samples, FitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Lo[fCoverage] != 0 || m.Hi[fCoverage] != 0.9 {
+		t.Fatalf("coverage range [%v, %v], want [0, 0.9]", m.Lo[fCoverage], m.Hi[fCoverage])
+	}
+	var in, out [NumFeatures]float64
+	in[fCoverage], out[fCoverage] = 0.9, 5
+	if a, b := must(m.Predict(in)), must(m.Predict(out)); a != b {
+		t.Errorf("coverage 5 predicts %v, coverage 0.9 (the fitted maximum) %v: want equal", b, a)
+	}
+	if err := m.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	m.Lo[fCoverage] = 1
+	if err := m.Validate(); err == nil {
+		t.Error("lo above hi accepted")
+	}
+	m.Lo = m.Lo[:3]
+	if err := m.Validate(); err == nil {
+		t.Error("short lo accepted")
+	}
+}
