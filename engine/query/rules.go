@@ -467,8 +467,8 @@ func (a *analysis) yesNoQuestion(i int) bool {
 // review"). "email the customer the refund confirmation" asks to send an email, not for a
 // refund.
 func (a *analysis) isNoun(v *match) bool {
-	if a.setUpObject(v) {
-		return true // 设个提醒: the object of a set-up verb
+	if a.setUpObject(v) || a.listedObject(v) {
+		return true // 设个提醒, 有什么提醒: the object of a set-up verb or a which-question
 	}
 	if v.j-v.i != 1 {
 		return false
@@ -571,8 +571,9 @@ func (a *analysis) run(p *Parsed) {
 			if a.want[k] {
 				verbs = addUnique(verbs, m.e.value)
 			}
-			if a.setUpObject(m) {
-				// 设个提醒: the object of a set-up verb is a thing, the entity of its concept
+			if (a.setUpObject(m) || a.listedObject(m)) && !a.namesEntity(m) {
+				// 设个提醒, 有哪些出差行程: the object of a set-up verb or of a which-question
+				// is a thing; naming no entity itself, it names those of its concept
 				entities = addUnique(entities, lex.memberEntities[m.e.value]...)
 			}
 		case kIntent:
@@ -667,6 +668,28 @@ func (a *analysis) run(p *Parsed) {
 func (a *analysis) setUpObject(m *match) bool {
 	for c := range a.cues(csSetUp) {
 		if c.j == m.i && a.clause[c.i] == a.clause[m.i] {
+			return true
+		}
+	}
+	return false
+}
+
+// namesEntity reports whether an entity match covers a token of m.
+func (a *analysis) namesEntity(m *match) bool {
+	for k := range a.ms {
+		if e := &a.ms[k]; e.e.kind == kEntity && e.i < m.j && m.i < e.j {
+			return true
+		}
+	}
+	return false
+}
+
+// listedObject reports whether m is what a Chinese which-question asks for: it follows a
+// cueHave (有哪些, 有什么) in its clause, in a request that asks which things there are
+// (asksWhichThere).
+func (a *analysis) listedObject(m *match) bool {
+	for h := range a.cues(csHave) {
+		if h.j == m.i && a.toks[h.i].cjk && a.clause[h.i] == a.clause[m.i] && a.asksWhichThere() {
 			return true
 		}
 	}

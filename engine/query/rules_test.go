@@ -440,14 +440,17 @@ func TestSignalTerms(t *testing.T) {
 	}
 }
 
-// TestSetUpObjectNamesMemberEntity: the object of a set-up verb (设个提醒) is a thing, so it
-// names the registry entity that is a member of its concept (reminder, of the concept
-// remind); the same word as a verb (提醒我…) names no entity.
+// TestSetUpObjectNamesMemberEntity: the object of a set-up verb (设个提醒) or of a
+// which-question (有哪些出差行程) is a thing; naming no entity itself, it names the registry
+// entities that are members of its concept (reminder of remind, trip of travel); the same
+// word as a verb (提醒我…) names none.
 func TestSetUpObjectNamesMemberEntity(t *testing.T) {
 	snap, err := registry.NewSnapshot(1, []*registry.Capability{
 		{ID: "app.schedule", ResourceType: registry.TypePack, Title: "Schedules"},
 		{ID: "app.schedule.create", ResourceType: registry.TypeAction, Title: "Create a schedule",
 			Intents: []string{"create"}, Entities: []string{"schedule", "reminder"}, SideEffect: registry.SideEffectWriteShared},
+		{ID: "app.trips.list", ResourceType: registry.TypeAction, Title: "List trips",
+			Intents: []string{"list"}, Entities: []string{"trip"}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -461,6 +464,9 @@ func TestSetUpObjectNamesMemberEntity(t *testing.T) {
 		{"设个提醒，下午五点交周报", []string{"reminder"}, nil},
 		{"帮我设一个提醒，周五交房租", []string{"reminder"}, nil},
 		{"下午五点提醒我交周报", nil, []string{"reminder"}},
+		{"明天有什么提醒", []string{"reminder"}, nil},
+		{"我下周有哪些出差行程", []string{"trip"}, nil},
+		{"有哪些日程", []string{"schedule"}, []string{"trip"}}, // 日程 names its entity itself
 	} {
 		p, err := Rules{}.Normalize(context.Background(), tt.query, lex)
 		if err != nil {
