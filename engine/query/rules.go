@@ -581,7 +581,7 @@ func (a *analysis) run(p *Parsed) {
 				verbs = addUnique(verbs, m.e.value)
 			}
 		case kEntity:
-			if slices.Contains(verbSpan[m.i:m.j], false) && !a.namedAsSuch(m) {
+			if slices.Contains(verbSpan[m.i:m.j], false) && !a.namedAsSuch(m) && !a.fieldLabel(m) {
 				entities = addUnique(entities, m.e.value)
 			}
 		case kSymptom:
@@ -672,6 +672,29 @@ func (a *analysis) setUpObject(m *match) bool {
 		}
 	}
 	return false
+}
+
+// fieldLabel reports whether m labels a value the user supplies after a colon ("verify
+// this fapiao: code 044031900111, number 12345678"): one word, after a colon, followed in
+// its clause by a number. The label names an argument, not what the request is about.
+func (a *analysis) fieldLabel(m *match) bool {
+	if m.j-m.i != 1 || m.j >= len(a.toks) || a.toks[m.i].cjk || a.clause[m.j] != a.clause[m.i] {
+		return false
+	}
+	if !isNumber(a.toks[m.j].word) {
+		return false
+	}
+	return strings.ContainsAny(a.s[:a.toks[m.i].start], ":：")
+}
+
+// isNumber reports whether w is all digits.
+func isNumber(w string) bool {
+	for _, r := range w {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return w != ""
 }
 
 // namesEntity reports whether an entity match covers a token of m.

@@ -475,3 +475,32 @@ func TestSetUpObjectNamesMemberEntity(t *testing.T) {
 		want(t, tt.query+": entities", p.Entities, tt.entities, tt.not)
 	}
 }
+
+// TestFieldLabelNamesNoEntity: after a colon, a word followed by a number labels a value the
+// user supplies ("code 044031900111"), not what the request is about; without the colon
+// ("PR 17") the word still names its entity.
+func TestFieldLabelNamesNoEntity(t *testing.T) {
+	snap, err := registry.NewSnapshot(1, []*registry.Capability{
+		{ID: "dev.code.search", ResourceType: registry.TypeAction, Title: "Search code", Intents: []string{"search"}, Entities: []string{"code"}},
+		{ID: "fin.invoice.verify", ResourceType: registry.TypeAction, Title: "Verify an invoice", Intents: []string{"verify"}, Entities: []string{"invoice"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lex := NewLexicon(snap)
+	for _, tt := range []struct {
+		query    string
+		entities []string
+		not      []string
+	}{
+		{"verify this invoice: code 044031900111, number 12345678", []string{"invoice"}, []string{"code"}},
+		{"search the code 404 handler", []string{"code"}, nil},
+		{"verify the invoice code 044031900111", []string{"invoice", "code"}, nil},
+	} {
+		p, err := Rules{}.Normalize(context.Background(), tt.query, lex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want(t, tt.query+": entities", p.Entities, tt.entities, tt.not)
+	}
+}
