@@ -203,7 +203,13 @@ type FitReport struct {
 type SetFit struct {
 	Searches int          `json:"searches"`
 	HeldOut  *Calibration `json:"held_out"`
-	All      *Calibration `json:"all"`
+	// HalfOut is two-fold cross-validation inside the set: each half (the searches at even
+	// and at odd positions) scored by a model fitted on the other sets and the other half.
+	// Where a set is the only one of its kind (the seed cases, the only right answers on a
+	// curated registry), leaving it out leaves its regime unlearnt; this says how the fit
+	// generalises to unseen searches of a kind it has seen.
+	HalfOut *Calibration `json:"half_out"`
+	All     *Calibration `json:"all"`
 }
 
 // FitConfidence runs every set, labels its searches and fits rank.Fit on all of them, each
@@ -232,10 +238,18 @@ func FitConfidence(ctx context.Context, sets []LabelledSet, o rank.FitOptions, d
 			}
 		}
 	}
-	fit := func(skip int) (*rank.Model, error) {
+	// fit fits on every set but skip, and of set skip on the half at positions of parity
+	// half (0 or 1) when half ≥ 0.
+	fit := func(skip, half int) (*rank.Model, error) {
 		var samples []rank.Labelled
 		for i, ls := range per {
-			if i == skip || len(ls) == 0 {
+			if i == skip {
+				if half < 0 {
+					continue
+				}
+				ls = halfOf(ls, half)
+			}
+			if len(ls) == 0 {
 				continue
 			}
 			w := 1000 / float64(len(ls))
@@ -252,19 +266,36 @@ func FitConfidence(ctx context.Context, sets []LabelledSet, o rank.FitOptions, d
 		}
 		return rank.Fit(samples, o)
 	}
-	full, err := fit(-1)
+	full, err := fit(-1, -1)
 	if err != nil {
 		return nil, err
 	}
 	rep := &FitReport{Model: full, PerSet: map[string]SetFit{}}
 	for i, s := range sets {
-		held, err := fit(i)
+		held, err := fit(i, -1)
 		if err != nil {
 			return nil, err
 		}
-		rep.PerSet[s.Name] = SetFit{Searches: len(per[i]), HeldOut: score(per[i], held), All: score(per[i], full)}
+		half := &Calibration{}
+		for h := range 2 {
+			m, err := fit(i, 1-h)
+			if err != nil {
+				return nil, err
+			}
+			scoreInto(half, halfOf(per[i], h), m)
+		}
+		rep.PerSet[s.Name] = SetFit{Searches: len(per[i]), HeldOut: score(per[i], held), HalfOut: half.finish(), All: score(per[i], full)}
 	}
 	return rep, nil
+}
+
+// halfOf returns the searches of ls at positions of parity h.
+func halfOf(ls []labelledSearch, h int) []labelledSearch {
+	var out []labelledSearch
+	for i := h; i < len(ls); i += 2 {
+		out = append(out, ls[i])
+	}
+	return out
 }
 
 // score is the calibration of a model's decisions on labelled searches, with the
@@ -272,20 +303,18 @@ func FitConfidence(ctx context.Context, sets []LabelledSet, o rank.FitOptions, d
 // an exact id or a pack, keeps the resolution it was given).
 func score(ls []labelledSearch, m *rank.Model) *Calibration {
 	c := &Calibration{}
+	scoreInto(c, ls, m)
+	return c.finish()
+}
+
+// scoreInto adds the model's decisions on ls to c (see score).
+func scoreInto(c *Calibration, ls []labelledSearch, m *rank.Model) {
 	for _, s := range ls {
 		if !s.has {
 			c.add(0, registry.NoConfidentMatch, s.l.Correct)
 			continue
 		}
-		pc, pf := m.Predict(s.l.Features)
-		res := registry.Ambiguous
-		switch {
-		case pf < m.NoMatchBelow:
-			res = registry.NoConfidentMatch
-		case pc >= m.ConfidentFor(s.l.Features):
-			res = registry.Confident
-		}
+		res, pc := m.Decide(s.l.Features)
 		c.add(pc, res, s.l.Correct)
 	}
-	return c.finish()
 }

@@ -1,9 +1,11 @@
 package bench
 
 import (
+	"context"
 	"math"
 	"testing"
 
+	"github.com/capdex/capdex/engine/rank"
 	"github.com/capdex/capdex/registry"
 )
 
@@ -45,5 +47,53 @@ func TestCalibrationReport(t *testing.T) {
 	var empty Calibration
 	if e := empty.finish(); e.ECE != nil || e.Confident != nil {
 		t.Errorf("empty report %+v", e)
+	}
+}
+
+// TestHalfOf: the two halves of a set are its searches at even and at odd positions.
+func TestHalfOf(t *testing.T) {
+	ls := make([]labelledSearch, 5)
+	for i := range ls {
+		ls[i].l.Weight = float64(i)
+	}
+	for h, want := range [][]float64{{0, 2, 4}, {1, 3}} {
+		got := halfOf(ls, h)
+		if len(got) != len(want) {
+			t.Fatalf("half %d: %d searches, want %d", h, len(got), len(want))
+		}
+		for i, s := range got {
+			if s.l.Weight != want[i] {
+				t.Errorf("half %d: search %d is %v, want %v", h, i, s.l.Weight, want[i])
+			}
+		}
+	}
+}
+
+// TestFitConfidenceReportsEveryFold: FitConfidence scores every set three ways (left out,
+// half out, all), each over all of the set's searches.
+func TestFitConfidenceReportsEveryFold(t *testing.T) {
+	cases, err := ReadJSONL[Case](seedCasesPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	neg, err := ReadJSONL[Case](negativesPaths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets := []LabelledSet{{Name: "seeds", Cases: cases[:30]}, {Name: "negatives", Cases: neg[:20]}}
+	rep, err := FitConfidence(context.Background(), sets, rank.FitOptions{Precision: 0.9}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sets {
+		f, ok := rep.PerSet[s.Name]
+		if !ok {
+			t.Fatalf("%s: not reported", s.Name)
+		}
+		for name, c := range map[string]*Calibration{"held out": f.HeldOut, "half out": f.HalfOut, "all": f.All} {
+			if c == nil || c.Answers != len(s.Cases) || f.Searches != len(s.Cases) {
+				t.Errorf("%s %s: %+v, want %d answers", s.Name, name, c, len(s.Cases))
+			}
+		}
 	}
 }

@@ -120,10 +120,10 @@ func printFit(w io.Writer, rep *bench.FitReport) {
 	}
 	sort.Strings(names)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "set\tsearches\theld out: confident / no match / p@1 conf / right not conf / ECE\tall sets: confident / no match / p@1 conf / right not conf / ECE")
+	fmt.Fprintln(tw, "set\tsearches\theld out: confident / no match / p@1 conf / right not conf / ECE\thalf out\tall sets")
 	for _, n := range names {
 		s := rep.PerSet[n]
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", n, s.Searches, calLine(s.HeldOut), calLine(s.All))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", n, s.Searches, calLine(s.HeldOut), calLine(s.HalfOut), calLine(s.All))
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "fitted on %d searches\n", rep.Model.Samples)

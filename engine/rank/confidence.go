@@ -394,6 +394,22 @@ func (m *Model) ConfidentFor(f [NumFeatures]float64) float64 {
 	return m.ConfidentAt
 }
 
+// Decide is the model's resolution for a search with features f (outside the rules that
+// fix it: browse, pack, vague, exact id): no_confident_match when the best candidate covers
+// none of the request's words (coverage 0: the model would extrapolate) or the Found
+// probability is under NoMatchBelow, confident when the Correct probability reaches
+// ConfidentFor, else ambiguous. It returns the Correct probability too.
+func (m *Model) Decide(f [NumFeatures]float64) (registry.Resolution, float64) {
+	pc, pf := m.Predict(f)
+	switch {
+	case pf < m.NoMatchBelow || f[fCoverage] == 0:
+		return registry.NoConfidentMatch, pc
+	case pc >= m.ConfidentFor(f):
+		return registry.Confident, pc
+	}
+	return registry.Ambiguous, pc
+}
+
 // Curated reports whether the features are of a search whose best candidate is a curated
 // definition (declares intents, entities or symptoms).
 func Curated(f [NumFeatures]float64) bool { return f[fRich] > 0 }

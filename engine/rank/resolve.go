@@ -112,20 +112,20 @@ func resolve(cands []Candidate, s Signals, t Thresholds, conf *float64) (res reg
 	best := &cands[b]
 	if t.Model != nil {
 		f, ok := Features(cands, s)
-		pc, pf := t.Model.Predict(f)
+		d, pc := t.Model.Decide(f)
 		if conf != nil && ok {
 			*conf = pc
 		}
 		switch {
 		case s.Browse:
 			return registry.Ambiguous, "", missingInfo(cands, b, t, s)
-		case pf < t.Model.NoMatchBelow, best.Coverage == 0:
-			// Coverage 0: the best candidate speaks to none of the request's words; the
-			// model would extrapolate (docs/calibration.md, "No words met").
+		case d == registry.NoConfidentMatch:
+			// the Found probability is low, or the best candidate speaks to none of the
+			// request's words (docs/calibration.md, "No words met")
 			return registry.NoConfidentMatch, noMatch, nil
 		case best.Cap.ResourceType == registry.TypePack || s.Vague && s.Scope == "":
 			return registry.Ambiguous, "", missingInfo(cands, b, t, s)
-		case pc >= t.Model.ConfidentFor(f):
+		case d == registry.Confident:
 			return registry.Confident, "", nil
 		}
 		return registry.Ambiguous, "", missingInfo(cands, b, t, s)
