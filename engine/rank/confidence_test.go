@@ -283,3 +283,44 @@ func TestPredictClipsToFittedRange(t *testing.T) {
 		t.Error("short lo accepted")
 	}
 }
+
+// TestResolvePackCannotServe: a pack at the top that declares what the request asks, with
+// nothing usable inside it that does (its approving child hidden or forbidden), cannot
+// serve the request: no_confident_match. With that child usable, or a request it does not
+// declare, the pack answers ambiguous (the caller picks inside it).
+func TestResolvePackCannotServe(t *testing.T) {
+	pack := &registry.Capability{ID: "fin.claims", ResourceType: registry.TypePack, Title: "Claims", Intents: []string{"submit", "approve"}}
+	submit := &registry.Capability{ID: "fin.claims.submit", ResourceType: registry.TypeAction, Title: "Submit", Intents: []string{"submit"}}
+	approve := &registry.Capability{ID: "fin.claims.approve", ResourceType: registry.TypeAction, Title: "Approve", Intents: []string{"approve"}}
+	m := &Model{Features: FeatureNames[:], Mean: make([]float64, NumFeatures), Scale: make([]float64, NumFeatures),
+		Correct: make([]float64, NumFeatures+1), Found: make([]float64, NumFeatures+1), ConfidentAt: 0.8, NoMatchBelow: 0.3}
+	for i := range m.Scale {
+		m.Scale[i] = 1
+	}
+	m.Correct[0], m.Found[0] = -3, 3 // found, unsure: ambiguous unless a rule says otherwise
+	ev := []Source{{Retriever: Lexical, Rank: 1, Raw: 5}}
+	for _, tt := range []struct {
+		name    string
+		intents []string
+		approve registry.Availability // "" = not among the candidates
+		want    registry.Resolution
+	}{
+		{"approving child hidden", []string{"approve"}, "", registry.NoConfidentMatch},
+		{"approving child forbidden", []string{"approve"}, registry.Forbidden, registry.NoConfidentMatch},
+		{"approving child usable", []string{"approve"}, registry.Available, registry.Ambiguous},
+		{"a request the pack does not declare", []string{"delete"}, "", registry.Ambiguous},
+		{"no intent", nil, "", registry.Ambiguous},
+	} {
+		cs := []Candidate{
+			{Cap: pack, Score: 0.03, Coverage: 0.5, Evidence: ev},
+			{Cap: submit, Score: 0.02, Coverage: 0.5, Evidence: ev},
+		}
+		if tt.approve != "" {
+			cs = append(cs, Candidate{Cap: approve, Score: 0.01, Availability: tt.approve, Evidence: ev})
+		}
+		res, _, _ := Resolve(cs, Signals{Intents: tt.intents}, Thresholds{Model: m})
+		if res != tt.want {
+			t.Errorf("%s: %s, want %s", tt.name, res, tt.want)
+		}
+	}
+}

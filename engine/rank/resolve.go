@@ -2,6 +2,7 @@ package rank
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/capdex/capdex/registry"
@@ -34,6 +35,9 @@ const (
 //     no_match — the best candidate speaks to too little of the request (with a model:
 //     Coverage 0, or the model's Found probability under its NoMatchBelow);
 //     a browse: ambiguous — the user is choosing among capabilities;
+//     b a pack that declares an intent of the request while no usable candidate inside
+//     it declares one: no_confident_match (what would serve it is hidden from or unusable
+//     by the caller);
 //     b a pack (a task answered by an area, not a capability), or a vague request
 //     (s.Vague, no scope): ambiguous;
 //     b.Score ≥ t.Confident and b.Score − next ≥ t.Margin: confident;
@@ -123,6 +127,8 @@ func resolve(cands []Candidate, s Signals, t Thresholds, conf *float64) (res reg
 			// the Found probability is low, or the best candidate speaks to none of the
 			// request's words (docs/calibration.md, "No words met")
 			return registry.NoConfidentMatch, noMatch, nil
+		case best.Cap.ResourceType == registry.TypePack && packCannotServe(cands, best, s):
+			return registry.NoConfidentMatch, noMatch, nil
 		case best.Cap.ResourceType == registry.TypePack || s.Vague && s.Scope == "":
 			return registry.Ambiguous, "", missingInfo(cands, b, t, s)
 		case d == registry.Confident:
@@ -141,6 +147,26 @@ func resolve(cands []Candidate, s Signals, t Thresholds, conf *float64) (res reg
 		return registry.Confident, "", nil
 	}
 	return registry.Ambiguous, "", missingInfo(cands, b, t, s)
+}
+
+// packCannotServe reports whether pack p, the best candidate, declares what the request
+// asks (one of s.Intents) while no usable candidate inside it does: the area is named for
+// the request, but nothing in it the caller may use serves it (its child that does is
+// hidden or unusable for the caller).
+func packCannotServe(cands []Candidate, p *Candidate, s Signals) bool {
+	if len(s.Intents) == 0 || !slices.ContainsFunc(p.Cap.Intents, func(v string) bool { return slices.Contains(s.Intents, v) }) {
+		return false
+	}
+	prefix := p.Cap.ID + "."
+	settle(cands, len(cands))
+	for i := range cands {
+		c := &cands[i]
+		if usable(c.Availability) && strings.HasPrefix(c.Cap.ID, prefix) &&
+			slices.ContainsFunc(c.Cap.Intents, func(v string) bool { return slices.Contains(s.Intents, v) }) {
+			return false
+		}
+	}
+	return true
 }
 
 // idsMissed reports whether the query wrote ids (outside a browse) and no candidate is an
