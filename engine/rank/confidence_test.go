@@ -318,9 +318,11 @@ func TestResolvePackCannotServe(t *testing.T) {
 		if tt.approve != "" {
 			cs = append(cs, Candidate{Cap: approve, Score: 0.01, Availability: tt.approve, Evidence: ev})
 		}
-		res, _, _ := Resolve(cs, Signals{Intents: tt.intents}, Thresholds{Model: m})
-		if res != tt.want {
-			t.Errorf("%s: %s, want %s", tt.name, res, tt.want)
+		for _, th := range []Thresholds{{Model: m}, {Confident: 1}} { // the model, and the thresholds alone
+			res, _, _ := Resolve(cs, Signals{Intents: tt.intents}, th)
+			if res != tt.want {
+				t.Errorf("%s (model %v): %s, want %s", tt.name, th.Model != nil, res, tt.want)
+			}
 		}
 	}
 }

@@ -141,6 +141,8 @@ func resolve(cands []Candidate, s Signals, t Thresholds, conf *float64) (res reg
 		return registry.NoConfidentMatch, noMatch, nil
 	case s.Browse:
 		return registry.Ambiguous, "", missingInfo(cands, b, t, s)
+	case best.Cap.ResourceType == registry.TypePack && packCannotServe(cands, best, s):
+		return registry.NoConfidentMatch, noMatch, nil
 	case best.Cap.ResourceType == registry.TypePack || s.Vague && s.Scope == "":
 		return registry.Ambiguous, "", missingInfo(cands, b, t, s)
 	case best.Score >= t.Confident && best.Score-second >= t.Margin:
