@@ -121,7 +121,9 @@ type labelledSearch struct {
 
 // collect runs every query or case of the set and labels it.
 func (s *LabelledSet) collect(ctx context.Context) ([]labelledSearch, error) {
-	eo := engine.Options{NoSync: true}
+	// Every retriever gets QualityDeadlines: a search answered partial because the machine
+	// was loaded would change the features, and so the fitted model.
+	eo := engine.Options{NoSync: true, Deadlines: QualityDeadlines()}
 	if s.Tools != "" {
 		f, err := os.Open(s.Tools)
 		if err != nil {

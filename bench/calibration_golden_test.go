@@ -59,7 +59,7 @@ func TestGoldenCalibration(t *testing.T) {
 	}
 	if dir, ok := EvalDir(); ok && !testing.Short() {
 		for _, name := range EvalSets {
-			r, err := EvalToolsWith(ctx, filepath.Join(dir, name, "tools.jsonl"), filepath.Join(dir, name, "queries.jsonl"), engine.Options{Deadlines: qualityDeadlines()}, Options{})
+			r, err := EvalToolsWith(ctx, filepath.Join(dir, name, "tools.jsonl"), filepath.Join(dir, name, "queries.jsonl"), engine.Options{Deadlines: QualityDeadlines()}, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -235,7 +235,7 @@ func eoOf(eo *engine.Options) engine.Options {
 		o = *eo
 	}
 	if o.Deadlines == nil {
-		o.Deadlines = qualityDeadlines()
+		o.Deadlines = QualityDeadlines()
 	}
 	return o
 }

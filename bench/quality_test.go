@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/capdex/capdex/engine"
 	"github.com/capdex/capdex/engine/rank"
@@ -57,21 +56,11 @@ func goldenExtra() []NamedVariant {
 	return out
 }
 
-// qualityDeadlines gives every retriever 30 s: the golden figures must not depend on how
-// loaded the test machine is.
-func qualityDeadlines() map[string]time.Duration {
-	dl := map[string]time.Duration{}
-	for _, r := range Retrievers {
-		dl[r] = 30 * time.Second
-	}
-	return dl
-}
-
 // qualityEngine opens an engine whose retrievers never time out under a slow (race,
 // loaded) test machine: a partial answer would make the stats depend on timing.
 func qualityEngine(tb testing.TB, seed []*registry.Capability) *engine.Engine {
 	tb.Helper()
-	e, err := engine.Open(context.Background(), engine.Options{Seed: seed, NoSync: true, Deadlines: qualityDeadlines()})
+	e, err := engine.Open(context.Background(), engine.Options{Seed: seed, NoSync: true, Deadlines: QualityDeadlines()})
 	if err != nil {
 		tb.Fatal(err)
 	}
