@@ -20,7 +20,8 @@ func idfOf(t *tenant, term string) float64 {
 }
 
 // exhaustiveVotes is the reference of tenant.votes: every learned search's cosine with the
-// query, by set intersection, without the inverted index or pruning.
+// query, by set intersection, without the inverted index or pruning; a capability gets a
+// vote when one of its searches reaches MinSimilarity, of every search reaching MinSupport.
 func exhaustiveVotes(t *tenant, terms []string, opt Options, now int64) []index.Vote {
 	qn := 0.0
 	for _, term := range terms {
@@ -30,6 +31,7 @@ func exhaustiveVotes(t *tenant, terms []string, opt Options, now int64) []index.
 	type userCap struct{ user, id string }
 	per := map[userCap]float64{}
 	sessions := map[string]int{}
+	led := map[string]bool{}
 	for i, l := range t.learned {
 		dot := 0.0
 		for _, term := range terms {
@@ -42,11 +44,12 @@ func exhaustiveVotes(t *tenant, terms []string, opt Options, now int64) []index.
 			continue
 		}
 		sim := dot / math.Sqrt(qn*t.norms[i])
-		if sim < opt.MinSimilarity {
+		if sim < opt.MinSupport {
 			continue
 		}
 		per[userCap{l.user, l.id}] += sim * decay(time.Duration(now-l.at), opt.HalfLife)
 		sessions[l.id]++
+		led[l.id] = led[l.id] || sim >= opt.MinSimilarity
 	}
 	miss := map[string]float64{}
 	for k, w := range per {
@@ -58,7 +61,9 @@ func exhaustiveVotes(t *tenant, terms []string, opt Options, now int64) []index.
 	}
 	var out []index.Vote
 	for id, m := range miss {
-		out = append(out, index.Vote{ID: id, Weight: 1 - m, Sessions: sessions[id]})
+		if led[id] {
+			out = append(out, index.Vote{ID: id, Weight: 1 - m, Sessions: sessions[id]})
+		}
 	}
 	sortVotes(out)
 	return out
@@ -87,9 +92,10 @@ func TestVotesPruningExact(t *testing.T) {
 	tn.refresh()
 	now := r.opt.Now().UnixNano()
 	pruned := 0
-	for _, minSim := range []float64{0.05, 0.15, 0.3, 0.6} {
+	for _, sims := range [][2]float64{{0.05, 0.05}, {0.15, 0.15}, {0.3, 0.3}, {0.6, 0.6}, {0.3, 0.15}, {0.6, 0.1}} {
+		minSim := sims[1]
 		opt := r.opt
-		opt.MinSimilarity = minSim
+		opt.MinSimilarity, opt.MinSupport = sims[0], sims[1]
 		for j := range 200 {
 			q := "find"
 			for range 1 + rng.IntN(5) {
