@@ -180,3 +180,50 @@ func TestVotesWeighByCapabilities(t *testing.T) {
 		t.Fatalf("votes %+v, want weather.forecast first", vs)
 	}
 }
+
+// TestVotesNeedALead: past searches each only weakly like the query (below MinSimilarity,
+// at or above MinSupport) give their capability no vote, however many users made them; one
+// search at least MinSimilarity like the query leads a vote, and the weak ones then add to it.
+func TestVotesNeedALead(t *testing.T) {
+	r := newRecorder(t, nopStore{}, Options{MinSimilarity: 0.3, MinSupport: 0.1})
+	for i := range 6 {
+		id := fmt.Sprint("other", i)
+		succeed(t, r, "acme", fmt.Sprint("o", i), fmt.Sprint("o", i), fmt.Sprintf("open the ledger mentioned in my notes task%d", i), id)
+	}
+	for i := range 8 {
+		succeed(t, r, "acme", fmt.Sprint("w", i), fmt.Sprint("w", i), fmt.Sprintf("rotate invoice%d archive%d quarter%d year%d batch%d", i, i, i, i, i), "books.rotate")
+	}
+	query := "the ledger mentioned in my notes, rotate it"
+	tn := r.lookup("acme")
+	tn.refresh()
+	for i, l := range tn.learned {
+		if l.id != "books.rotate" {
+			continue
+		}
+		sim := similarity(tn, Terms(query), i)
+		if sim < 0.1 || sim >= 0.3 {
+			t.Fatalf("fixture: a weak search is %.3f like the query, want 0.1..0.3", sim)
+		}
+	}
+	if v, ok := vote(r.Votes("acme", query), "books.rotate"); ok {
+		t.Fatalf("8 users' weak searches voted without a lead: %+v", v)
+	}
+	succeed(t, r, "acme", "lead", "lead", "rotate the ledger mentioned in my notes", "books.rotate")
+	v, ok := vote(r.Votes("acme", query), "books.rotate")
+	if !ok || v.Sessions != 9 {
+		t.Fatalf("with a lead: %+v (found %v), want the lead and 8 supporting sessions", v, ok)
+	}
+}
+
+// similarity is the cosine of terms with learned search i, by set intersection.
+func similarity(t *tenant, terms []string, i int) float64 {
+	qn, dot := 0.0, 0.0
+	for _, term := range terms {
+		w := idfOf(t, term)
+		qn += w * w
+		if x, ok := t.dict[term]; ok && slices.Contains(t.learned[i].terms, x) {
+			dot += w * w
+		}
+	}
+	return dot / math.Sqrt(qn*t.norms[i])
+}
