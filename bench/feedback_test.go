@@ -14,6 +14,10 @@ import (
 	"github.com/capdex/capdex/engine/rank"
 )
 
+// feedbackWeights are the history weights the -feedback-tune sweep tries: the lexical
+// retriever's 1.2 (the default, rank.DefaultWeights) and 2.
+var feedbackWeights = []float64{1.2, 2.0}
+
 var feedbackTune = flag.Bool("feedback-tune", false, "TestFeedbackWarmCold: also sweep the history weight and the least similarity, and choose them leave-one-set-out")
 
 func TestHalfStable(t *testing.T) {
@@ -120,18 +124,15 @@ func summarise(set string, half int, base, got *Report) feedbackRun {
 
 // TestFeedbackWarmCold measures issue 17's feedback target on every public set, both halves:
 // the scored half's warm queries (every labelled capability led to by a replayed session)
-// should close at least half of the gap of recall@5 to 1 (logged; asserted: they gain), and
-// its cold queries (none was) lose at most 0.005 of recall@5 (asserted). It runs only with -feedback-tune or without -short, since it
-// replays thousands of sessions; with -feedback-tune it also sweeps the history weight and
-// the least similarity and chooses them leave-one-set-out (printed, not asserted).
-// knownColdDrops are the halves where issue 17's cold rule (recall@5 drops by at most
-// 0.005) is not met today, with the drop measured: a ratchet, so a change that buries more
-// cold queries fails. hammerbench_zh half 0 loses 2 of its 67 cold queries: the ranking
-// changes of 2026-12-02 put them at rank 5 without feedback (its cold recall@5 .866 → .895),
-// and votes for their siblings push them to ranks 6-8; every other half meets the rule.
-var knownColdDrops = map[string]float64{
-	fmt.Sprint("hammerbench_zh", 0): 0.0299,
-}
+// should close at least half of the gap of recall@5 to 1 (logged; asserted on the sets of
+// warmTargetMet, and elsewhere: they gain), and its cold queries (none was) lose at most
+// 0.005 of recall@5 (asserted on every set and half). It runs only with -feedback-tune or
+// without -short, since it replays thousands of sessions; with -feedback-tune it also sweeps
+// the history weight and the least similarities (to lead a vote, to support one) and
+// chooses them leave-one-set-out (printed, not asserted).
+// warmTargetMet are the sets where issue 17's warm target is met, so that a change that
+// loses it fails.
+var warmTargetMet = map[string]bool{"metatool": true}
 
 func TestFeedbackWarmCold(t *testing.T) {
 	if testing.Short() && !*feedbackTune {
@@ -150,17 +151,15 @@ func TestFeedbackWarmCold(t *testing.T) {
 			t.Logf("%s half %d: warm %d %.3f → %.3f (closes %.2f of the gap), cold %d %.3f → %.3f, all %.3f → %.3f",
 				set, half, r.nWarm, r.warmBase, r.warm, r.closed(), r.nCold, r.coldBase, r.cold, r.overallBase, r.ov)
 			// issue 17's warm target (close half the gap) is met on metatool only
-			// (bench/report/i17b.md); asserted here: feedback lifts every warm class of 50
-			// queries or more
+			// (bench/report/fb17.md): asserted there; elsewhere, feedback lifts every warm
+			// class of 50 queries or more
+			if warmTargetMet[set] && r.closed() < 0.5 {
+				t.Errorf("%s half %d: warm recall@5 %.3f → %.3f closes %.2f of the gap, want ≥ 0.5", set, half, r.warmBase, r.warm, r.closed())
+			}
 			if r.nWarm >= 50 && r.warm <= r.warmBase {
 				t.Errorf("%s half %d: warm recall@5 %.3f → %.3f: feedback does not help", set, half, r.warmBase, r.warm)
 			}
-			if bound, known := knownColdDrops[key(set, half)]; known && r.nCold > 0 && r.drop() > 0.005 {
-				t.Logf("%s half %d: cold recall@5 drops %.4f, above issue 17's 0.005 (known, bound %.4f: knownColdDrops)", set, half, r.drop(), bound)
-				if r.drop() > bound+1e-9 {
-					t.Errorf("%s half %d: cold recall@5 %.3f → %.3f drops %.4f, worse than the known %.4f", set, half, r.coldBase, r.cold, r.drop(), bound)
-				}
-			} else if r.nCold > 0 && r.drop() > 0.005 {
+			if r.nCold > 0 && r.drop() > 0.005 {
 				t.Errorf("%s half %d: cold recall@5 %.3f → %.3f drops %.4f, want ≤ 0.005", set, half, r.coldBase, r.cold, r.drop())
 			}
 		}
@@ -168,26 +167,31 @@ func TestFeedbackWarmCold(t *testing.T) {
 	if !*feedbackTune {
 		return
 	}
-	type config struct{ weight, minSim float64 }
+	type config struct{ weight, minSim, support float64 }
 	var configs []config
 	// weights up to 2 (one user's vote, capped at UserCap 0.5, then gives at most 1, below
-	// the lexical retriever's 1.2: history stays a weak signal), least similarities
-	for _, w := range []float64{0.8, 1.2, 1.6, 2.0} {
-		for _, s := range []float64{0.1, 0.15, 0.2, 0.3} {
-			configs = append(configs, config{w, s})
+	// the lexical retriever's 1.2: history stays a weak signal), least similarities to lead
+	// a vote, least similarities to support one (at most the former)
+	for _, w := range feedbackWeights {
+		for _, s := range []float64{0.15, 0.2, 0.25, 0.3, 0.35, 0.4} {
+			for _, sup := range []float64{0.1, 0.15, 0.2, 0.3} {
+				if sup <= s {
+					configs = append(configs, config{w, s, sup})
+				}
+			}
 		}
 	}
 	results := map[config][]feedbackRun{}
 	for _, c := range configs {
 		w := rank.DefaultWeights()
 		w.History = c.weight
-		eo := &engine.Options{Weights: &w, Feedback: &feedback.Options{MinSimilarity: c.minSim}}
+		eo := &engine.Options{Weights: &w, Feedback: &feedback.Options{MinSimilarity: c.minSim, MinSupport: c.support}}
 		for _, set := range EvalSets {
 			for half := range 2 {
 				_, got := runFeedback(t, set, half, eo, bases[key(set, half)])
 				r := summarise(set, half, bases[key(set, half)], got)
 				results[c] = append(results[c], r)
-				t.Logf("w %.2f sim %.2f %s/%d: closes %.3f, cold drop %.4f", c.weight, c.minSim, set, half, r.closed(), r.drop())
+				t.Logf("w %.2f sim %.2f support %.2f %s/%d: closes %.3f, cold drop %.4f", c.weight, c.minSim, c.support, set, half, r.closed(), r.drop())
 			}
 		}
 	}
@@ -221,9 +225,9 @@ func TestFeedbackWarmCold(t *testing.T) {
 			}
 		}
 		heldClosed, heldDrop := score(results[best], func(s string) bool { return s == out })
-		fmt.Fprintf(&table, "| %s | %.2f | %.2f | %.3f | %.4f | %.3f | %.4f |\n", out, best.weight, best.minSim, bestClosed, bestDrop, heldClosed, heldDrop)
+		fmt.Fprintf(&table, "| %s | %.2f | %.2f | %.2f | %.3f | %.4f | %.3f | %.4f |\n", out, best.weight, best.minSim, best.support, bestClosed, bestDrop, heldClosed, heldDrop)
 	}
-	t.Logf("leave-one-set-out (held-out set | weight | least similarity | tuning sets: mean gap closed, worst cold drop | held out: mean gap closed, worst cold drop):\n%s", table.String())
+	t.Logf("leave-one-set-out (held-out set | weight | least similarity | least support | tuning sets: mean gap closed, worst cold drop | held out: mean gap closed, worst cold drop):\n%s", table.String())
 }
 
 // eoOf is the engine options a test passes, or the defaults for nil.

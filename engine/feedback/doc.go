@@ -8,8 +8,10 @@
 //     searches were like this query? Similarity is the cosine of IDF-weighted term sets
 //     (index/text's analyser and the lexicon's concepts) over the tenant's successful
 //     searches, a term weighing by how few of the capabilities learned it led to, found
-//     through an inverted index of their terms with MaxScore pruning; a past session counts
-//     only at or above Options.MinSimilarity, weighs its similarity decayed with its age
+//     through an inverted index of their terms with MaxScore pruning; a capability gets a
+//     vote only when one of its past searches is at least Options.MinSimilarity like the
+//     query, and its past searches at least Options.MinSupport like it add to the vote;
+//     each weighs its similarity decayed with its age
 //     (Options.HalfLife), and each user's weight for one capability is capped at
 //     Options.UserCap, so that one user repeating a choice counts as one user. The history
 //     retriever (package index) turns the votes into hits among the documents the caller

@@ -17,7 +17,8 @@ import (
 // Defaults of Options.
 const (
 	DefaultHalfLife      = 30 * 24 * time.Hour
-	DefaultMinSimilarity = 0.15
+	DefaultMinSimilarity = 0.3
+	DefaultMinSupport    = 0.1
 	DefaultUserCap       = 0.5
 	DefaultMaxSessions   = 1 << 16
 	DefaultMaxLearned    = 1 << 17
@@ -28,8 +29,13 @@ type Options struct {
 	// HalfLife is the age at which a past session's vote counts half (default 30 days).
 	HalfLife time.Duration
 	// MinSimilarity is the least cosine similarity (0..1) between a query and a past
-	// successful search for that search to vote (default 0.15).
+	// successful search for that search to lead a vote for its capability (default 0.3).
 	MinSimilarity float64
+	// MinSupport (0..MinSimilarity) is the least similarity of a past search that adds to
+	// the vote of a capability another search leads (default 0.1, or MinSimilarity when
+	// that is lower): a capability only weakly like the query in every past search gets
+	// no vote, however many such searches there are.
+	MinSupport float64
 	// UserCap (0..1) caps one user's vote for one capability (default 0.5): a user's
 	// sessions, however many, give it a strength of at most UserCap, and the users' capped
 	// votes join as independent evidence, 1 − Π(1 − vote), so that only several users make
@@ -91,6 +97,12 @@ func New(st Store, opt Options) (*Recorder, error) {
 
 	if opt.MinSimilarity > 1 {
 		return nil, fmt.Errorf("feedback: MinSimilarity %v is above 1", opt.MinSimilarity)
+	}
+	if opt.MinSupport <= 0 {
+		opt.MinSupport = min(DefaultMinSupport, opt.MinSimilarity)
+	}
+	if opt.MinSupport > opt.MinSimilarity {
+		return nil, fmt.Errorf("feedback: MinSupport %v is above MinSimilarity %v", opt.MinSupport, opt.MinSimilarity)
 	}
 	if opt.UserCap <= 0 {
 		opt.UserCap = DefaultUserCap

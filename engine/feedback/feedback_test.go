@@ -232,7 +232,7 @@ func TestFlushError(t *testing.T) {
 }
 
 func TestOptionsRefused(t *testing.T) {
-	for _, o := range []Options{{MinSimilarity: 1.5}, {UserCap: 2}} {
+	for _, o := range []Options{{MinSimilarity: 1.5}, {UserCap: 2}, {MinSimilarity: 0.2, MinSupport: 0.25}} {
 		if _, err := New(openStore(t), o); err == nil {
 			t.Errorf("options %+v accepted", o)
 		}

@@ -20,7 +20,8 @@ func idfOf(t *tenant, term string) float64 {
 }
 
 // exhaustiveVotes is the reference of tenant.votes: every learned search's cosine with the
-// query, by set intersection, without the inverted index or pruning.
+// query, by set intersection, without the inverted index or pruning; a capability gets a
+// vote when one of its searches reaches MinSimilarity, of every search reaching MinSupport.
 func exhaustiveVotes(t *tenant, terms []string, opt Options, now int64) []index.Vote {
 	qn := 0.0
 	for _, term := range terms {
@@ -30,6 +31,7 @@ func exhaustiveVotes(t *tenant, terms []string, opt Options, now int64) []index.
 	type userCap struct{ user, id string }
 	per := map[userCap]float64{}
 	sessions := map[string]int{}
+	led := map[string]bool{}
 	for i, l := range t.learned {
 		dot := 0.0
 		for _, term := range terms {
@@ -42,11 +44,12 @@ func exhaustiveVotes(t *tenant, terms []string, opt Options, now int64) []index.
 			continue
 		}
 		sim := dot / math.Sqrt(qn*t.norms[i])
-		if sim < opt.MinSimilarity {
+		if sim < opt.MinSupport {
 			continue
 		}
 		per[userCap{l.user, l.id}] += sim * decay(time.Duration(now-l.at), opt.HalfLife)
 		sessions[l.id]++
+		led[l.id] = led[l.id] || sim >= opt.MinSimilarity
 	}
 	miss := map[string]float64{}
 	for k, w := range per {
@@ -58,7 +61,9 @@ func exhaustiveVotes(t *tenant, terms []string, opt Options, now int64) []index.
 	}
 	var out []index.Vote
 	for id, m := range miss {
-		out = append(out, index.Vote{ID: id, Weight: 1 - m, Sessions: sessions[id]})
+		if led[id] {
+			out = append(out, index.Vote{ID: id, Weight: 1 - m, Sessions: sessions[id]})
+		}
 	}
 	sortVotes(out)
 	return out
@@ -87,9 +92,10 @@ func TestVotesPruningExact(t *testing.T) {
 	tn.refresh()
 	now := r.opt.Now().UnixNano()
 	pruned := 0
-	for _, minSim := range []float64{0.05, 0.15, 0.3, 0.6} {
+	for _, sims := range [][2]float64{{0.05, 0.05}, {0.15, 0.15}, {0.3, 0.3}, {0.6, 0.6}, {0.3, 0.15}, {0.6, 0.1}} {
+		minSim := sims[1]
 		opt := r.opt
-		opt.MinSimilarity = minSim
+		opt.MinSimilarity, opt.MinSupport = sims[0], sims[1]
 		for j := range 200 {
 			q := "find"
 			for range 1 + rng.IntN(5) {
@@ -173,4 +179,51 @@ func TestVotesWeighByCapabilities(t *testing.T) {
 	if len(vs) == 0 || vs[0].ID != "weather.forecast" {
 		t.Fatalf("votes %+v, want weather.forecast first", vs)
 	}
+}
+
+// TestVotesNeedALead: past searches each only weakly like the query (below MinSimilarity,
+// at or above MinSupport) give their capability no vote, however many users made them; one
+// search at least MinSimilarity like the query leads a vote, and the weak ones then add to it.
+func TestVotesNeedALead(t *testing.T) {
+	r := newRecorder(t, nopStore{}, Options{MinSimilarity: 0.3, MinSupport: 0.1})
+	for i := range 6 {
+		id := fmt.Sprint("other", i)
+		succeed(t, r, "acme", fmt.Sprint("o", i), fmt.Sprint("o", i), fmt.Sprintf("open the ledger mentioned in my notes task%d", i), id)
+	}
+	for i := range 8 {
+		succeed(t, r, "acme", fmt.Sprint("w", i), fmt.Sprint("w", i), fmt.Sprintf("rotate invoice%d archive%d quarter%d year%d batch%d", i, i, i, i, i), "books.rotate")
+	}
+	query := "the ledger mentioned in my notes, rotate it"
+	tn := r.lookup("acme")
+	tn.refresh()
+	for i, l := range tn.learned {
+		if l.id != "books.rotate" {
+			continue
+		}
+		sim := similarity(tn, Terms(query), i)
+		if sim < 0.1 || sim >= 0.3 {
+			t.Fatalf("fixture: a weak search is %.3f like the query, want 0.1..0.3", sim)
+		}
+	}
+	if v, ok := vote(r.Votes("acme", query), "books.rotate"); ok {
+		t.Fatalf("8 users' weak searches voted without a lead: %+v", v)
+	}
+	succeed(t, r, "acme", "lead", "lead", "rotate the ledger mentioned in my notes", "books.rotate")
+	v, ok := vote(r.Votes("acme", query), "books.rotate")
+	if !ok || v.Sessions != 9 {
+		t.Fatalf("with a lead: %+v (found %v), want the lead and 8 supporting sessions", v, ok)
+	}
+}
+
+// similarity is the cosine of terms with learned search i, by set intersection.
+func similarity(t *tenant, terms []string, i int) float64 {
+	qn, dot := 0.0, 0.0
+	for _, term := range terms {
+		w := idfOf(t, term)
+		qn += w * w
+		if x, ok := t.dict[term]; ok && slices.Contains(t.learned[i].terms, x) {
+			dot += w * w
+		}
+	}
+	return dot / math.Sqrt(qn*t.norms[i])
 }

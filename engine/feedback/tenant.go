@@ -311,18 +311,20 @@ func (t *tenant) refresh() {
 func (t *tenant) votes(terms []string, opt Options, now int64) []index.Vote {
 	acc := accPool.Get().(*accum)
 	defer accPool.Put(acc)
-	if !t.similar(terms, opt.MinSimilarity, acc) {
+	if !t.similar(terms, opt.MinSupport, acc) {
 		return nil
 	}
-	// the passing searches' weights, by capability and user
+	// the passing searches' weights, by capability and user: every search at least
+	// MinSupport like the query, and whether it is at least MinSimilarity like it (lead)
 	pass := acc.pass[:0]
 	for _, i := range acc.touched {
 		sim := acc.dot[i] / math.Sqrt(acc.qn*t.norms[i])
-		if sim < opt.MinSimilarity {
+		if sim < opt.MinSupport {
 			continue
 		}
 		l := &t.learned[i]
-		pass = append(pass, passed{cap: l.cap, usr: l.usr, w: sim * decay(time.Duration(now-l.at), opt.HalfLife)})
+		pass = append(pass, passed{cap: l.cap, usr: l.usr, lead: sim >= opt.MinSimilarity,
+			w: sim * decay(time.Duration(now-l.at), opt.HalfLife)})
 	}
 	acc.pass = pass
 	if len(pass) == 0 {
@@ -335,29 +337,35 @@ func (t *tenant) votes(terms []string, opt Options, now int64) []index.Vote {
 		return cmp.Compare(a.usr, b.usr)
 	})
 	// A capability's strength is 1 − Π over users (1 − min(cap, the user's weight)): the
-	// chance that not every user's evidence is wrong.
+	// chance that not every user's evidence is wrong. A capability no search leads
+	// (at least MinSimilarity like the query) gets no vote: supporting searches only add
+	// to a lead.
 	var out []index.Vote
 	for i := 0; i < len(pass); {
-		c, miss, j := pass[i].cap, 1.0, i
+		c, miss, j, led := pass[i].cap, 1.0, i, false
 		for j < len(pass) && pass[j].cap == c {
 			u, w := pass[j].usr, 0.0
 			for ; j < len(pass) && pass[j].cap == c && pass[j].usr == u; j++ {
 				w += pass[j].w
+				led = led || pass[j].lead
 			}
 			miss *= 1 - min(w, opt.UserCap)
 		}
-		out = append(out, index.Vote{ID: t.capIDs[c], Weight: 1 - miss, Sessions: j - i})
+		if led {
+			out = append(out, index.Vote{ID: t.capIDs[c], Weight: 1 - miss, Sessions: j - i})
+		}
 		i = j
 	}
 	sortVotes(out)
 	return out
 }
 
-// passed is a learned search at or above the least similarity: its capability, its user
-// and its decayed similarity.
+// passed is a learned search at or above the least support: its capability, its user,
+// its decayed similarity and whether it reaches the least similarity (leads a vote).
 type passed struct {
 	cap, usr int32
 	w        float64
+	lead     bool
 }
 
 // similar accumulates into acc the dot products with the query's terms of every learned
