@@ -66,8 +66,19 @@ func (g *Generation) clauseBest(q *Query, allow *roaring.Bitmap, hits []Hit, lim
 	if len(clauses) < 2 {
 		return hits
 	}
+	// the longest clause is the one the whole text's similarity serves best already: its
+	// own pass would mostly find the whole text's best again
+	longest := 0
+	for i, c := range clauses {
+		if len(c) > len(clauses[longest]) {
+			longest = i
+		}
+	}
 	changed := false
-	for _, c := range clauses {
+	for i, c := range clauses {
+		if i == longest {
+			continue
+		}
 		best := g.semanticSparse(&Query{Text: c}, allow, 1)
 		if len(best) == 0 {
 			continue
