@@ -39,6 +39,9 @@ type semIndex struct {
 	// which makes those searches partial, and the other retrievers answer as usual.
 	err error
 
+	// params are the parameters the index was built with
+	params SemanticParams
+
 	// dense
 	dim   int
 	vecs  []float32 // n × dim, L2-normalised
@@ -94,6 +97,7 @@ func embedText(c *registry.Capability) string {
 
 func (g *Generation) buildSemantic(ctx context.Context, opts Options) error {
 	x := &g.sem
+	x.params = currentSemanticParams()
 	if sp, ok := g.emb.(embed.SparseEmbedder); ok {
 		x.sparse = sp
 		return g.buildSparse(ctx)
@@ -103,7 +107,7 @@ func (g *Generation) buildSemantic(ctx context.Context, opts Options) error {
 		// A failing or misbehaving embedder (an endpoint down at start) costs the semantic
 		// retriever, not the generation: searches answer partial until the next build.
 		g.log.Warn("index: semantic retriever unavailable in this generation", "embedder", g.emb.ID(), "err", err)
-		*x = semIndex{err: err}
+		*x = semIndex{err: err, params: x.params}
 		return nil
 	}
 	return err
@@ -214,14 +218,20 @@ func normalize(v []float32) []float32 {
 
 // retrieveSemantic ranks documents by the similarity of their embeddings to the query's:
 // cosine similarity for a dense embedder, an idf-weighted dot product for a sparse one (see
-// semanticSparse); only positive similarities are hits.
+// semanticSparse); only positive similarities are hits. With a sparse embedder and
+// SemanticParams.Clauses, each clause of a query of several also brings its best document
+// (clauseBest).
 func (g *Generation) retrieveSemantic(ctx context.Context, q *Query, allow *roaring.Bitmap, limit int) ([]Hit, error) {
 	if strings.TrimSpace(q.Text) == "" {
 		return nil, nil
 	}
 	x := &g.sem
 	if x.sparse != nil {
-		return g.semanticSparse(q, allow, limit), nil
+		hits := g.semanticSparse(q, allow, limit)
+		if x.params.Clauses {
+			hits = g.clauseBest(q, allow, hits, limit)
+		}
+		return hits, nil
 	}
 	if x.err != nil {
 		return nil, x.err

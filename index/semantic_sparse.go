@@ -426,6 +426,9 @@ func (g *Generation) semanticSparse(q *Query, allow *roaring.Bitmap, limit int) 
 	st.common, st.rare = common, rare
 	s.top.reset(limit)
 	cands := max(semCandsPerHit*limit, semCommonCands)
+	if limit == 1 {
+		cands = clauseCands // a clause's best document (clauseBest)
+	}
 	switch {
 	case commonPostings > x.completionCost(g.n, cands):
 		x.forward(st, bits, &s.top, step, cands)

@@ -101,6 +101,7 @@ func topOf(scores map[uint32]float64, limit int) []uint32 {
 // less than the tolerance), hits are allowed and ordered, and a query whose common lists
 // are walked gets exactly the exhaustive ranking.
 func TestSemanticSparseExhaustive(t *testing.T) {
+	withSemanticParams(t, SemanticParams{}) // the whole text's scores, without clauseBest
 	g := buildCaps(t, 1, testcat.GenerateCatalog(1500, 7), Options{})
 	caps := g.Snapshot().Caps
 	var queries []string
