@@ -12,7 +12,7 @@ var historyMatched = []string{"history"}
 // (Options.History, id → decayed weight u) and the votes of the tenant's past successful
 // sessions like the query (Options.Feedback, strength v in 0..1), strongest first. Scores
 // are absolute strengths in 0..1, which fusion does not rescale: a use weight u counts as
-// UseShare·(1 − 2^−u) (one use ⅙, many up to ⅓), and a document with both counts
+// UseShare·(1 − 2^−u) (one use ⅒, many up to ⅕), and a document with both counts
 // 1 − (1−use)(1−v). A vote's
 // evidence names how many sessions are behind it, never their queries. It is a weak signal;
 // without either source it finds nothing.
@@ -100,10 +100,10 @@ func (g *Generation) topUses(uses map[string]float64, allow *roaring.Bitmap, lim
 }
 
 // UseShare is the most a caller's own past uses give a document of the history
-// retriever's strength: their query-independent prior counts a third of what the tenant's
-// sessions like the query can give, so that at the default history weight (1.2) it stays
+// retriever's strength: their query-independent prior counts a fifth of what the tenant's
+// sessions like the query can give, so that at the default history weight (2.0) it stays
 // within the 0.4 it had as a retriever of its own.
-const UseShare = 1.0 / 3
+const UseShare = 1.0 / 5
 
 // useStrength maps a decayed use weight to a strength in 0..UseShare: UseShare·(1 − 2^−u).
 func useStrength(u float64) float64 { return -UseShare * math.Expm1(-u*math.Ln2) }

@@ -18,7 +18,7 @@ import (
 const (
 	DefaultHalfLife      = 30 * 24 * time.Hour
 	DefaultMinSimilarity = 0.3
-	DefaultMinSupport    = 0.1
+	DefaultMinSupport    = 0.15
 	DefaultUserCap       = 0.5
 	DefaultMaxSessions   = 1 << 16
 	DefaultMaxLearned    = 1 << 17
@@ -32,7 +32,7 @@ type Options struct {
 	// successful search for that search to lead a vote for its capability (default 0.3).
 	MinSimilarity float64
 	// MinSupport (0..MinSimilarity) is the least similarity of a past search that adds to
-	// the vote of a capability another search leads (default 0.1, or MinSimilarity when
+	// the vote of a capability another search leads (default 0.15, or MinSimilarity when
 	// that is lower): a capability only weakly like the query in every past search gets
 	// no vote, however many such searches there are.
 	MinSupport float64

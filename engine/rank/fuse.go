@@ -29,12 +29,14 @@ type Weights struct {
 }
 
 // DefaultWeights returns the default fusion: K 60, score share 1 (min-max score fusion), and weights exact 2.0,
-// metadata 0.6, lexical 1.2, semantic 0.4, hierarchy 0.8, history 1.2.
+// metadata 0.6, lexical 1.2, semantic 0.4, hierarchy 0.8, history 2.0.
 //
 // History's scores are absolute strengths (see Fuse), so its weight is the most it can
-// give: as much as the best lexical match, never more (docs/feedback.md; the weight and the
-// feedback's least similarity were chosen leave-one-set-out, bench/report/i17b.md). A
-// caller's own past uses give at most a third of it (index.UseShare), the 0.4 they had.
+// give: one user's vote is capped at half of it (feedback.UserCap), and only several users
+// who searched alike can give more than the best lexical match (docs/feedback.md; the
+// weight and the feedback's lead and support similarities were chosen by the procedure of
+// bench/report/fb17.md over the whole grid, with its leave-one-set-out figures). A caller's
+// own past uses give at most a fifth of it (index.UseShare), the 0.4 they had.
 //
 // The original design started from plain RRF with semantic 1.0 and metadata 1.4. Measured on the
 // public sets of ../shared/eval and on the seed cases, rank-only fusion throws away the
@@ -44,7 +46,7 @@ type Weights struct {
 // it weighs less than half of lexical. Metadata scores structured values the rerank also
 // rewards (intents, entities, symptoms); at 1.4 it counted them twice.
 func DefaultWeights() Weights {
-	return Weights{Exact: 2.0, Metadata: 0.6, Lexical: 1.2, Semantic: 0.4, Hierarchy: 0.8, History: 1.2, K: 60, ScoreShare: 1}
+	return Weights{Exact: 2.0, Metadata: 0.6, Lexical: 1.2, Semantic: 0.4, Hierarchy: 0.8, History: 2.0, K: 60, ScoreShare: 1}
 }
 
 // Of returns the weight of a retriever by name; an unknown retriever weighs 0.

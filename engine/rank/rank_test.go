@@ -18,7 +18,7 @@ func TestWeightsOf(t *testing.T) {
 		name string
 		want float64
 	}{
-		{Exact, 2.0}, {Metadata, 0.6}, {Lexical, 1.2}, {Semantic, 0.4}, {Hierarchy, 0.8}, {History, 1.2}, {"bogus", 0},
+		{Exact, 2.0}, {Metadata, 0.6}, {Lexical, 1.2}, {Semantic, 0.4}, {Hierarchy, 0.8}, {History, 2.0}, {"bogus", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := w.Of(tc.name); got != tc.want {
@@ -53,7 +53,7 @@ func TestFuse(t *testing.T) {
 			},
 			// No raw scores: every retriever's scores are degenerate, so ranks decide.
 			want:    []string{"maintenance.codex.diagnose", "maintenance.codex.path_repair", "maintenance.codex.update", "devops.docker.ps", "maintenance.codex.reinstall"},
-			fused:   []float64{2.0/61 + 1.2/62, 1.2/61 + 0.6/65, 1.2/61 + 0.4/61, 0.8 / 62, 0},
+			fused:   []float64{2.0/61 + 1.2/62, 2.0/61 + 0.6/65, 1.2/61 + 0.4/61, 0.8 / 62, 0},
 			compNum: []int{2, 2, 2, 1, 0},
 		},
 		{
