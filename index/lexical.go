@@ -52,17 +52,26 @@ const (
 // maskConcept marks a lexical candidate matched through concept expansion.
 const maskConcept = 1 << 15
 
-// lexIndex is the BM25F index: one posting list per term in a shared arena, each posting a
-// docID, a precomputed impact (weighted, length-normalised, saturated term frequency, idf not
-// included) and the bits of the fields the term occurs in.
+// lexIndex is the BM25F index. Every term has one list of entries in a shared arena, one
+// entry per (document, field) the term occurs in: the document, and the field with the
+// term's frequency in it; a document's entries are consecutive, in field order, and the
+// documents ascend. The scores are computed at query time from these integers, the
+// documents' field lengths and the collection's sums of them (lexNorms), so that nothing
+// stored depends on another document than its own but the norms, df and idf (see
+// lexical_score.go: a score does not depend on term ids or on the order terms are summed in).
 type lexIndex struct {
-	dict   map[string]uint32
-	off    []uint32 // term t's postings are [off[t], off[t+1])
-	docs   []uint32
-	imps   []float32
-	masks  []uint16
-	idf    []float32
+	dict map[string]uint32
+	off  []uint32 // term t's entries are [off[t], off[t+1])
+	docs []uint32 // entry's document
+	ftf  []uint32 // entry's field<<16 | term frequency in the field
+	df   []uint32 // documents per term
+	idf  []float32
+	// maxImp bounds the impact of every entry of a term's list (its greatest impact,
+	// computed as the query computes it)
 	maxImp []float32
+
+	// norms are the field lengths and the length normalisation
+	norms lexNorms
 
 	// params are the parameters the index was built with
 	params LexicalParams
@@ -72,9 +81,9 @@ type lexIndex struct {
 	concepts []atomic.Pointer[[]uint32]
 }
 
-func (x *lexIndex) list(t uint32) ([]uint32, []float32, []uint16) {
+func (x *lexIndex) list(t uint32) ([]uint32, []uint32) {
 	a, b := x.off[t], x.off[t+1]
-	return x.docs[a:b:b], x.imps[a:b:b], x.masks[a:b:b]
+	return x.docs[a:b:b], x.ftf[a:b:b]
 }
 
 // fieldTexts calls fn with every text of c per lexical field.
@@ -369,75 +378,48 @@ func (g *Generation) buildLexical(ctx context.Context) error {
 	}
 	docStart[g.n] = uint32(len(entries))
 
-	var avg [numFields]float32
-	for f := range numFields {
-		var sum, cnt float64
-		for d := range g.n {
-			if l := flen[d*numFields+f]; l > 0 {
-				sum += float64(l)
-				cnt++
-			}
-		}
-		if cnt > 0 {
-			avg[f] = float32(sum / cnt)
-		}
-	}
-
+	x.norms.init(flen, x.params)
 	nt := len(df)
-	x.off = make([]uint32, nt+1)
+	x.df = df
+	x.idf = make([]float32, nt)
 	for t := range nt {
-		x.off[t+1] = x.off[t] + df[t]
+		x.idf[t] = lexIDF(g.n, df[t])
+	}
+	// entries per term, then the lists in document order
+	x.off = make([]uint32, nt+1)
+	for _, e := range entries {
+		x.off[e.term+1]++
+	}
+	for t := range nt {
+		x.off[t+1] += x.off[t]
 	}
 	total := int(x.off[nt])
 	x.docs = make([]uint32, total)
-	x.imps = make([]float32, total)
-	x.masks = make([]uint16, total)
-	x.idf = make([]float32, nt)
-	x.maxImp = make([]float32, nt)
+	x.ftf = make([]uint32, total)
 	fill := slices.Clone(x.off[:nt])
-	k1 := float32(x.params.K1)
-	var fieldB [numFields]float32
-	for f := range numFields {
-		switch f {
-		case fTitle, fAliases, fID:
-			fieldB[f] = float32(x.params.BName)
-		case fSummary:
-			fieldB[f] = float32(x.params.BSummary)
-		default:
-			fieldB[f] = float32(x.params.BOther)
-		}
-	}
-	N := float64(g.n)
-	for t := range nt {
-		x.idf[t] = float32(math.Log(1 + (N-float64(df[t])+0.5)/(float64(df[t])+0.5)))
-	}
 	for d := range g.n {
-		de := entries[docStart[d]:docStart[d+1]]
-		for i := 0; i < len(de); {
-			t := de[i].term
-			var wtf float32
-			var mask uint16
-			for ; i < len(de) && de[i].term == t; i++ {
-				f := de[i].field
-				norm := float32(1)
-				if avg[f] > 0 {
-					b := fieldB[f]
-					norm = 1 - b + b*float32(flen[d*numFields+int(f)])/avg[f]
-				}
-				wtf += fieldWeights[f] * float32(de[i].tf) / norm
-				mask |= 1 << f
-			}
-			imp := wtf * (k1 + 1) / (k1 + wtf)
-			p := fill[t]
-			fill[t]++
-			x.docs[p], x.imps[p], x.masks[p] = uint32(d), imp, mask
-			if imp > x.maxImp[t] {
-				x.maxImp[t] = imp
-			}
+		for _, e := range entries[docStart[d]:docStart[d+1]] {
+			p := fill[e.term]
+			fill[e.term]++
+			x.docs[p], x.ftf[p] = uint32(d), uint32(e.field)<<16|uint32(e.tf)
 		}
 	}
-	g.stats.Terms, g.stats.Postings = nt, total
+	x.maxImp = make([]float32, nt)
+	for t := range nt {
+		x.maxImp[t] = x.norms.maxImpact(x.list(uint32(t)))
+	}
+	g.stats.Terms = nt
+	g.stats.Postings = 0
+	for _, n := range df {
+		g.stats.Postings += int(n)
+	}
 	return nil
+}
+
+// lexIDF is BM25's idf of a term in df of n documents.
+func lexIDF(n int, df uint32) float32 {
+	N, f := float64(n), float64(df)
+	return float32(math.Log(1 + (N-f+0.5)/(f+0.5)))
 }
 
 // queryTerms returns the analysed terms of q.
@@ -557,7 +539,7 @@ func (g *Generation) retrieveLexical(q *Query, allow *roaring.Bitmap, limit int)
 		return nil
 	}
 	bits := s.allowBits(allow, g.n)
-	hits := hitsOf(scoreLexical(s, bits, g.n, limit), lexNames)
+	hits := lexHits(scoreLexical(s, &g.lex.norms, bits, g.n, limit), s.lterms[0].scale)
 	hits = g.liftClauses(s, q.Text, bits, hits, limit)
 	if cap(s.lacc) > maxLexAcc { // do not keep huge buffers alive
 		s.lacc = nil
@@ -565,41 +547,53 @@ func (g *Generation) retrieveLexical(q *Query, allow *roaring.Bitmap, limit int)
 	return hits
 }
 
-// lexQuery fills s.terms (and s.tids) with the lexical terms of a query: its terms that
-// occur in the index, weight 1, then the terms its concepts expand to, weight
-// conceptWeight, each bounded by its count limit. It reports whether there is any.
+// lexQuery fills s.lterms (and s.tids) with the lexical terms of a query: its terms that
+// occur in the index, weight 1, in the order they first occur in the query, then the terms
+// its concepts expand to, weight conceptWeight, in the concepts' order, each bounded by its
+// count limit (the terms of highest idf are kept). Nothing of it depends on term ids. It
+// reports whether there is any.
 func (g *Generation) lexQuery(s *scratch, terms []string, concepts []int32) bool {
 	x := &g.lex
 	ids := s.tids[:0]
+	s.lterms = s.lterms[:0]
 	for _, t := range terms {
-		if id, ok := x.dict[t]; ok {
+		if id, ok := x.dict[t]; ok && !slices.Contains(ids, id) {
 			ids = append(ids, id)
+			s.lterms = append(s.lterms, g.lexTerm(id, 1, 0))
 		}
 	}
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	s.terms = s.terms[:0]
-	for _, id := range ids {
-		s.terms = append(s.terms, g.lexTerm(id, 1, 0))
+	if len(s.lterms) > maxQueryTerms {
+		s.lterms = keepStrongest(s.lterms, maxQueryTerms)
 	}
-	if len(s.terms) > maxQueryTerms {
-		s.terms = keepStrongest(s.terms, maxQueryTerms)
-	}
-	nq, nids := len(s.terms), len(ids)
+	nq, nids := len(s.lterms), len(ids)
+	sorted := append(s.ids[:0], ids...)
+	slices.Sort(sorted)
+	s.ids = sorted
 	for _, c := range concepts {
 		for _, id := range g.conceptTermsOf(c) {
-			if _, found := slices.BinarySearch(ids[:nids], id); found || slices.Contains(ids[nids:], id) {
+			if _, found := slices.BinarySearch(sorted, id); found || slices.Contains(ids[nids:], id) {
 				continue
 			}
 			ids = append(ids, id)
-			s.terms = append(s.terms, g.lexTerm(id, conceptWeight, maskConcept))
+			s.lterms = append(s.lterms, g.lexTerm(id, conceptWeight, maskConcept))
 		}
 	}
 	s.tids = ids
-	if len(s.terms)-nq > maxConceptTerms {
-		s.terms = append(s.terms[:nq], keepStrongest(s.terms[nq:], maxConceptTerms)...)
+	if len(s.lterms)-nq > maxConceptTerms {
+		s.lterms = append(s.lterms[:nq], keepStrongest(s.lterms[nq:], maxConceptTerms)...)
 	}
-	return len(s.terms) > 0
+	if len(s.lterms) == 0 {
+		return false
+	}
+	z := &x.norms
+	scale := lexScale(termsWeight(s.lterms), z.kp1)
+	for i := range s.lterms {
+		t := &s.lterms[i]
+		t.scale = scale
+		// the greatest contribution, with a margin for the rounding of the product
+		t.ub = uint32(float64(float32(t.w*x.maxImp[t.id])*scale)*(1+0x1p-20)) + 2
+	}
+	return true
 }
 
 // liftClauses serves a query of several clauses (text.Clauses: "Book a hotel in Paris.
@@ -620,14 +614,12 @@ func (g *Generation) liftClauses(s *scratch, txt string, bits []uint64, hits []H
 	if len(clauses) < 2 {
 		return hits
 	}
-	top, whole := hits[0].Score, termsWeight(s.terms)
-	// the whole query's terms in the order scoreLexical summed them, to score a clause's
-	// best document that hits lack exactly as the unlimited answer would hold it
-	wt := s.wterms[:0]
-	for _, i := range s.order {
-		wt = append(wt, s.terms[i])
-	}
+	top, whole := hits[0].Score, termsWeight(s.lterms)
+	// the whole query's terms, to score a clause's best document that hits lack exactly
+	// as the unlimited answer would hold it
+	wt := append(s.wterms[:0], s.lterms...)
 	s.wterms = wt
+	z := &g.lex.norms
 	var lifted []uint32
 	for _, c := range clauses {
 		terms, concepts := text.AppendTermsConceptIDs(s.cterms[:0], s.cconcepts[:0], c)
@@ -635,7 +627,7 @@ func (g *Generation) liftClauses(s *scratch, txt string, bits []uint64, hits []H
 		if !g.lexQuery(s, s.cterms, s.cconcepts) {
 			continue
 		}
-		best := scoreLexical(s, bits, g.n, 1)
+		best := scoreLexical(s, z, bits, g.n, 1)
 		if len(best) == 0 || slices.Contains(lifted, best[0].doc) {
 			continue
 		}
@@ -643,13 +635,13 @@ func (g *Generation) liftClauses(s *scratch, txt string, bits []uint64, hits []H
 		lifted = append(lifted, d.doc)
 		i := slices.IndexFunc(hits, func(h Hit) bool { return h.Doc == d.doc })
 		if i < 0 {
-			sc, mask := lexScoreOf(wt, d.doc)
-			hits = append(hits, Hit{Doc: d.doc, Score: float64(sc), Matched: lexNames(mask)})
+			sc, mask := lexScoreOf(z, wt, d.doc)
+			hits = append(hits, Hit{Doc: d.doc, Score: float64(sc) / float64(wt[0].scale), Matched: lexNames(mask)})
 			i = len(hits) - 1
 		}
 		lift := p.ClauseLift
 		if p.ClauseMass > 0 && whole > 0 {
-			lift *= min(1, termsWeight(s.terms)/whole/p.ClauseMass)
+			lift *= min(1, termsWeight(s.lterms)/whole/p.ClauseMass)
 		}
 		hits[i].Score += lift * (top - hits[i].Score)
 	}
@@ -668,24 +660,23 @@ func (g *Generation) liftClauses(s *scratch, txt string, bits []uint64, hits []H
 	return hits[:min(len(hits), limit)]
 }
 
-// lexScoreOf is the score and match mask of document d over the terms ts, summed in their
-// order as scoreLexical sums them.
-func lexScoreOf(ts []qterm, d uint32) (float32, uint32) {
-	var sc float32
-	var mask uint32
+// lexScoreOf is the fixed-point score and match mask of document d over the terms ts.
+func lexScoreOf(z *lexNorms, ts []lterm, d uint32) (uint32, uint32) {
+	var sc, mask uint32
 	for i := range ts {
 		t := &ts[i]
-		if p, ok := slices.BinarySearch(t.docs, d); ok {
-			sc += t.w * t.imps[p]
-			mask |= t.flag | uint32(t.masks[p])
+		if p := seek(t.docs, 0, d); p < len(t.docs) && t.docs[p] == d {
+			c, m, _ := z.contrib(t, p)
+			sc += c
+			mask |= m
 		}
 	}
 	return sc, mask
 }
 
 // termsWeight is the weight of a lexical query: the sum of its terms' weights (idf, times
-// conceptWeight for a concept's).
-func termsWeight(ts []qterm) float64 {
+// conceptWeight for a concept's), in their order.
+func termsWeight(ts []lterm) float64 {
 	var w float64
 	for _, t := range ts {
 		w += float64(t.w)
@@ -693,25 +684,36 @@ func termsWeight(ts []qterm) float64 {
 	return w
 }
 
-func (g *Generation) lexTerm(id uint32, weight float32, flag uint32) qterm {
+func (g *Generation) lexTerm(id uint32, weight float32, flag uint32) lterm {
 	x := &g.lex
-	docs, imps, masks := x.list(id)
-	w := x.idf[id] * weight
-	return qterm{docs: docs, imps: imps, masks: masks, w: w, ub: w * x.maxImp[id], flag: flag}
+	docs, ftf := x.list(id)
+	return lterm{docs: docs, ftf: ftf, id: id, w: x.idf[id] * weight, flag: flag}
 }
 
-// keepStrongest keeps the k terms with the highest upper bound.
-func keepStrongest(t []qterm, k int) []qterm {
-	slices.SortFunc(t, func(a, b qterm) int {
+// keepStrongest keeps the k terms of the highest weight (idf), the earlier at equal weights.
+func keepStrongest(t []lterm, k int) []lterm {
+	slices.SortStableFunc(t, func(a, b lterm) int {
 		switch {
-		case a.ub > b.ub:
+		case a.w > b.w:
 			return -1
-		case a.ub < b.ub:
+		case a.w < b.w:
 			return 1
 		}
 		return 0
 	})
 	return t[:k]
+}
+
+// lexHits converts the best lexical candidates to hits, their scores out of fixed point.
+func lexHits(cs []lcand, scale float32) []Hit {
+	if len(cs) == 0 {
+		return nil
+	}
+	hits := make([]Hit, len(cs))
+	for i, c := range cs {
+		hits[i] = Hit{Doc: c.doc, Score: float64(c.score) / float64(scale), Matched: lexNames(c.mask)}
+	}
+	return hits
 }
 
 // lexNames names the fields of a lexical match mask.

@@ -117,11 +117,13 @@ type scratch struct {
 	order     []int32  // terms by upper bound
 	keys64    []uint64 // sort keys of order, then of the lexical answer
 	lacc      []lexAcc // lexical: dense per-doc accumulators, zero between uses
-	best      []cand   // lexical: the answer
+	lterms    []lterm  // lexical: the terms of a query
+	lcum      []uint32 // lexical: the sums of the remaining terms' bounds
+	lbest     []lcand  // lexical: the answer
 	concepts  []int32  // lexical: concept ids of a query
 	cterms    []string // lexical: terms of a clause (liftClauses)
 	cconcepts []int32  // lexical: concept ids of a clause
-	wterms    []qterm  // lexical: the whole query's terms while its clauses are scored
+	wterms    []lterm  // lexical: the whole query's terms while its clauses are scored
 }
 
 // dense returns the zeroed accumulators sized for n docs.

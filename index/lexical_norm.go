@@ -1,0 +1,123 @@
+package index
+
+import "math"
+
+// lexInvTab is the number of field lengths whose normalised field weight lexNorms tabulates
+// (longer fields, rare, compute it).
+const lexInvTab = 256
+
+// lexNorms is BM25F's length normalisation, computed at query time: the field lengths of
+// every document (integers), the collection's sums of them (integers, so that they are the
+// same whatever order documents were added or removed in), the average field lengths taken
+// from the sums, and the normalised field weight of each short length. An entry's impact is
+// a function of its term frequencies, its document's field lengths and these averages
+// alone, computed the same way wherever it is computed (impact), with every float32
+// operation rounded explicitly (a conversion forbids fused multiply-adds), so a build from
+// scratch and any other way of reaching the same documents give the same bits.
+type lexNorms struct {
+	flen []uint16 // d*numFields+f: the length of field f of document d, in terms
+	sum  [numFields]uint64
+	docs [numFields]uint32 // documents with a non-empty field f
+	avg  [numFields]float32
+	b    [numFields]float32
+	inv  [numFields][lexInvTab]float32 // inv[f][l]: invOf(f, l)
+	k1   float32
+	kp1  float32 // k1 + 1
+}
+
+// init sets z over the field lengths flen (kept, not copied) with the parameters p.
+func (z *lexNorms) init(flen []uint16, p LexicalParams) {
+	z.flen = flen
+	z.sum, z.docs = [numFields]uint64{}, [numFields]uint32{}
+	for i, l := range flen {
+		if l > 0 {
+			f := i % numFields
+			z.sum[f] += uint64(l)
+			z.docs[f]++
+		}
+	}
+	z.k1 = float32(p.K1)
+	z.kp1 = float32(z.k1 + 1)
+	for f := range numFields {
+		switch f {
+		case fTitle, fAliases, fID:
+			z.b[f] = float32(p.BName)
+		case fSummary:
+			z.b[f] = float32(p.BSummary)
+		default:
+			z.b[f] = float32(p.BOther)
+		}
+	}
+	z.averages()
+}
+
+// averages computes the average field lengths from the sums, and the table of inv.
+func (z *lexNorms) averages() {
+	for f := range numFields {
+		z.avg[f] = 0
+		if z.docs[f] > 0 {
+			z.avg[f] = float32(float64(z.sum[f]) / float64(z.docs[f]))
+		}
+		for l := range lexInvTab {
+			z.inv[f][l] = z.invOf(f, uint16(l))
+		}
+	}
+}
+
+// invOf is field f's weight divided by its length normalisation at length l.
+func (z *lexNorms) invOf(f int, l uint16) float32 {
+	norm := float32(1)
+	if a := z.avg[f]; a > 0 {
+		b := z.b[f]
+		norm = float32(float32(1-b) + float32(b*float32(float32(l)/a)))
+	}
+	return float32(fieldWeights[f] / norm)
+}
+
+// weight is invOf(f, l), tabulated for short lengths.
+func (z *lexNorms) weight(f uint32, l uint16) float32 {
+	if l < lexInvTab {
+		return z.inv[f][l]
+	}
+	return z.invOf(int(f), l)
+}
+
+// impact returns the impact of one document's entries (docs[p] and ftf[p] from p on, while
+// the document is the same: the saturated sum over its fields of term frequency times the
+// field's normalised weight), their field mask and the position after them.
+func (z *lexNorms) impact(docs, ftf []uint32, p int) (float32, uint32, int) {
+	d := docs[p]
+	lens := z.flen[int(d)*numFields : int(d+1)*numFields : int(d+1)*numFields]
+	var wtf float32
+	var mask uint32
+	for ; p < len(docs) && docs[p] == d; p++ {
+		e := ftf[p]
+		f := e >> 16
+		wtf = float32(wtf + float32(float32(e&0xffff)*z.weight(f, lens[f%numFields])))
+		mask |= 1 << f
+	}
+	return float32(float32(wtf*z.kp1) / float32(z.k1+wtf)), mask, p
+}
+
+// maxImpact is the greatest impact of the entries of a list.
+func (z *lexNorms) maxImpact(docs, ftf []uint32) float32 {
+	var m float32
+	for p := 0; p < len(docs); {
+		var imp float32
+		imp, _, p = z.impact(docs, ftf, p)
+		m = max(m, imp)
+	}
+	return m
+}
+
+// lexScale returns the fixed-point scale of a lexical query whose terms weigh ws in all:
+// the greatest power of two at which the sum of every term's greatest contribution
+// (weight × (k1+1), impacts being below k1+1) stays below 2^31.
+func lexScale(ws float64, kp1 float32) float32 {
+	top := ws * float64(kp1)
+	if !(top > 0) || math.IsInf(top, 0) {
+		return 1
+	}
+	_, e := math.Frexp(top) // top < 2^e
+	return float32(math.Ldexp(1, min(max(31-e, -100), 100)))
+}
