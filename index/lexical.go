@@ -54,8 +54,8 @@ const maskConcept = 1 << 15
 
 // lexIndex is the BM25F index. Every term has one list of entries in a shared arena, one
 // entry per (document, field) the term occurs in: the document, and the field with the
-// term's frequency in it; a document's entries are consecutive, in field order, and the
-// documents ascend. The scores are computed at query time from these integers, the
+// term's frequency in it (ftfField, ftfMore); a document's entries are consecutive, in field
+// order, and the documents ascend. The scores are computed at query time from these integers, the
 // documents' field lengths and the collection's sums of them (lexNorms), so that nothing
 // stored depends on another document than its own but the norms, df and idf (see
 // lexical_score.go: a score does not depend on term ids or on the order terms are summed in).
@@ -63,7 +63,7 @@ type lexIndex struct {
 	dict map[string]uint32
 	off  []uint32 // term t's entries are [off[t], off[t+1])
 	docs []uint32 // entry's document
-	ftf  []uint32 // entry's field<<16 | term frequency in the field
+	ftf  []uint32 // entry's field<<ftfField | term frequency in the field, | ftfMore
 	df   []uint32 // documents per term
 	idf  []float32
 	// maxImp bounds the impact of every entry of a term's list (its greatest impact,
@@ -398,10 +398,14 @@ func (g *Generation) buildLexical(ctx context.Context) error {
 	x.ftf = make([]uint32, total)
 	fill := slices.Clone(x.off[:nt])
 	for d := range g.n {
-		for _, e := range entries[docStart[d]:docStart[d+1]] {
+		de := entries[docStart[d]:docStart[d+1]]
+		for i, e := range de {
 			p := fill[e.term]
 			fill[e.term]++
-			x.docs[p], x.ftf[p] = uint32(d), uint32(e.field)<<16|uint32(e.tf)
+			x.docs[p], x.ftf[p] = uint32(d), uint32(e.field)<<ftfField|uint32(e.tf)
+			if i+1 < len(de) && de[i+1].term == e.term {
+				x.ftf[p] |= ftfMore
+			}
 		}
 	}
 	x.maxImp = make([]float32, nt)

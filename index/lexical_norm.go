@@ -6,16 +6,27 @@ import "math"
 // (longer fields, rare, compute it).
 const lexInvTab = 256
 
-// lexNorms is BM25F's length normalisation, computed at query time: the field lengths of
-// every document (integers), the collection's sums of them (integers, so that they are the
-// same whatever order documents were added or removed in), the average field lengths taken
-// from the sums, and the normalised field weight of each short length. An entry's impact is
-// a function of its term frequencies, its document's field lengths and these averages
-// alone, computed the same way wherever it is computed (impact), with every float32
-// operation rounded explicitly (a conversion forbids fused multiply-adds), so a build from
-// scratch and any other way of reaching the same documents give the same bits.
+// lexRow is the stride of lexNorms.row: one cache line of float32 per document, a field
+// per slot.
+const lexRow = 16
+
+// Entry encoding of lexIndex.ftf: the term frequency in the low 16 bits, the field above,
+// and ftfMore when the next entry is the same document's.
+const (
+	ftfField = 16
+	ftfMore  = 1 << 31
+)
+
+// lexNorms is BM25F's length normalisation, computed at query time: the collection's sums
+// of the field lengths (integers, so that they are the same whatever order documents were
+// added or removed in), the average field lengths taken from the sums, and for every
+// document the normalised weight of each of its fields (row). An entry's impact is a
+// function of its term frequencies, its document's field lengths and the averages alone,
+// computed the same way wherever it is computed (impact), with every float32 operation
+// rounded explicitly (a conversion forbids fused multiply-adds), so a build from scratch
+// and any other way of reaching the same documents give the same bits.
 type lexNorms struct {
-	flen []uint16 // d*numFields+f: the length of field f of document d, in terms
+	row  []float32 // d*lexRow+f: invOf(f, the length of field f of document d)
 	sum  [numFields]uint64
 	docs [numFields]uint32 // documents with a non-empty field f
 	avg  [numFields]float32
@@ -25,9 +36,8 @@ type lexNorms struct {
 	kp1  float32 // k1 + 1
 }
 
-// init sets z over the field lengths flen (kept, not copied) with the parameters p.
+// init sets z over the field lengths flen (d*numFields+f) with the parameters p.
 func (z *lexNorms) init(flen []uint16, p LexicalParams) {
-	z.flen = flen
 	z.sum, z.docs = [numFields]uint64{}, [numFields]uint32{}
 	for i, l := range flen {
 		if l > 0 {
@@ -49,6 +59,11 @@ func (z *lexNorms) init(flen []uint16, p LexicalParams) {
 		}
 	}
 	z.averages()
+	n := len(flen) / numFields
+	z.row = make([]float32, n*lexRow)
+	for d := range n {
+		z.setRow(d, flen[d*numFields:(d+1)*numFields])
+	}
 }
 
 // averages computes the average field lengths from the sums, and the table of inv.
@@ -64,6 +79,18 @@ func (z *lexNorms) averages() {
 	}
 }
 
+// setRow sets the row of document d from its field lengths.
+func (z *lexNorms) setRow(d int, flen []uint16) {
+	row := z.row[d*lexRow : (d+1)*lexRow]
+	for f, l := range flen[:numFields] {
+		if l < lexInvTab {
+			row[f] = z.inv[f][l]
+		} else {
+			row[f] = z.invOf(f, l)
+		}
+	}
+}
+
 // invOf is field f's weight divided by its length normalisation at length l.
 func (z *lexNorms) invOf(f int, l uint16) float32 {
 	norm := float32(1)
@@ -74,27 +101,22 @@ func (z *lexNorms) invOf(f int, l uint16) float32 {
 	return float32(fieldWeights[f] / norm)
 }
 
-// weight is invOf(f, l), tabulated for short lengths.
-func (z *lexNorms) weight(f uint32, l uint16) float32 {
-	if l < lexInvTab {
-		return z.inv[f][l]
-	}
-	return z.invOf(int(f), l)
-}
-
-// impact returns the impact of one document's entries (docs[p] and ftf[p] from p on, while
-// the document is the same: the saturated sum over its fields of term frequency times the
-// field's normalised weight), their field mask and the position after them.
-func (z *lexNorms) impact(docs, ftf []uint32, p int) (float32, uint32, int) {
-	d := docs[p]
-	lens := z.flen[int(d)*numFields : int(d+1)*numFields : int(d+1)*numFields]
+// impact returns the impact of document d's entries of ftf from p on (the saturated sum
+// over its fields of the term frequency times the field's normalised weight), their field
+// mask and the position after them. scoreLexical's lexAccumulate computes the same inline.
+func (z *lexNorms) impact(d uint32, ftf []uint32, p int) (float32, uint32, int) {
+	row := z.row[int(d)*lexRow : int(d+1)*lexRow : int(d+1)*lexRow]
 	var wtf float32
 	var mask uint32
-	for ; p < len(docs) && docs[p] == d; p++ {
+	for {
 		e := ftf[p]
-		f := e >> 16
-		wtf = float32(wtf + float32(float32(e&0xffff)*z.weight(f, lens[f%numFields])))
+		p++
+		f := e >> ftfField & (lexRow - 1)
+		wtf = float32(wtf + float32(float32(e&0xffff)*row[f]))
 		mask |= 1 << f
+		if e&ftfMore == 0 {
+			break
+		}
 	}
 	return float32(float32(wtf*z.kp1) / float32(z.k1+wtf)), mask, p
 }
@@ -104,7 +126,7 @@ func (z *lexNorms) maxImpact(docs, ftf []uint32) float32 {
 	var m float32
 	for p := 0; p < len(docs); {
 		var imp float32
-		imp, _, p = z.impact(docs, ftf, p)
+		imp, _, p = z.impact(docs[p], ftf, p)
 		m = max(m, imp)
 	}
 	return m

@@ -35,7 +35,7 @@ type lcand struct {
 // (its impact times the term's weight, rounded down to the fixed point), its match mask and
 // the position after its entries.
 func (z *lexNorms) contrib(t *lterm, p int) (uint32, uint32, int) {
-	imp, mask, p := z.impact(t.docs, t.ftf, p)
+	imp, mask, p := z.impact(t.docs[p], t.ftf, p)
 	return uint32(float32(t.w*imp) * t.scale), mask | t.flag, p
 }
 
@@ -247,15 +247,30 @@ func lexKthBound(acc []lexAcc, docs []uint32, k int, hi uint32) uint32 {
 func lexAccumulate(z *lexNorms, t *lterm, bits []uint64, acc []lexAcc, touched []uint32, maxAcc uint32) ([]uint32, uint32) {
 	n := len(touched)
 	buf := slices.Grow(touched, len(t.docs))[:n+len(t.docs)]
-	for p := 0; p < len(t.docs); {
-		d := t.docs[p]
+	docs, ftf := t.docs, t.ftf[:len(t.docs)]
+	w, scale, flag, k1, kp1 := t.w, t.scale, t.flag, z.k1, z.kp1
+	for p := 0; p < len(docs); {
+		d := docs[p]
 		if bits != nil && bits[d>>6]&(1<<(d&63)) == 0 {
 			p++
 			continue
 		}
-		var c, m uint32
-		c, m, p = z.contrib(t, p)
-		n, maxAcc = lexAdd(acc, buf, n, d, c, m, maxAcc)
+		// z.contrib, inline
+		row := z.row[int(d)*lexRow : int(d+1)*lexRow : int(d+1)*lexRow]
+		var wtf float32
+		m := flag
+		for p < len(ftf) {
+			e := ftf[p]
+			p++
+			f := e >> ftfField & (lexRow - 1)
+			wtf = float32(wtf + float32(float32(e&0xffff)*row[f]))
+			m |= 1 << f
+			if e&ftfMore == 0 {
+				break
+			}
+		}
+		imp := float32(float32(wtf*kp1) / float32(k1+wtf))
+		n, maxAcc = lexAdd(acc, buf, n, d, uint32(float32(w*imp)*scale), m, maxAcc)
 	}
 	return buf[:n], maxAcc
 }

@@ -87,12 +87,15 @@ func randomLexTerms(r *rand.Rand, z *lexNorms, n int) []lterm {
 				continue
 			}
 			f := r.IntN(numFields)
-			for range 1 + r.IntN(3) {
+			for k := range 1 + r.IntN(3) {
 				if f >= numFields {
 					break
 				}
+				if k > 0 {
+					t.ftf[len(t.ftf)-1] |= ftfMore
+				}
 				t.docs = append(t.docs, uint32(d))
-				t.ftf = append(t.ftf, uint32(f)<<16|uint32(1+r.IntN(3)))
+				t.ftf = append(t.ftf, uint32(f)<<ftfField|uint32(1+r.IntN(3)))
 				f += 1 + r.IntN(4)
 			}
 		}
@@ -170,7 +173,7 @@ func TestScoreLexicalMatchesReference(t *testing.T) {
 		slices.Sort(strong.docs)
 		strong.docs = slices.Compact(strong.docs)
 		for range strong.docs {
-			strong.ftf = append(strong.ftf, uint32(fTitle)<<16|uint32(1+r.IntN(3)))
+			strong.ftf = append(strong.ftf, uint32(fTitle)<<ftfField|uint32(1+r.IntN(3)))
 		}
 		terms := append([]lterm{strong}, randomLexTerms(r, z, n)...)
 		for i := 1; i < len(terms); i++ {
@@ -187,14 +190,16 @@ func TestScoreLexicalMatchesReference(t *testing.T) {
 // scored outside the touched list, so never cleared nor considered).
 func TestScoreLexicalPhase2SkipsUntouched(t *testing.T) {
 	const n, limit = 200, 10
-	z := randomLexNorms(rand.New(rand.NewPCG(5, 9)), n)
+	z := new(lexNorms)
+	flen := make([]uint16, n*numFields)
 	for d := range n {
-		z.flen[d*numFields+fTitle] = 3
+		flen[d*numFields+fTitle] = 3
 	}
+	z.init(flen, DefaultLexicalParams())
 	strong := lterm{w: 1, scale: 1 << 20}
 	for d := range 60 {
 		strong.docs = append(strong.docs, uint32(d))
-		strong.ftf = append(strong.ftf, uint32(fTitle)<<16|1)
+		strong.ftf = append(strong.ftf, uint32(fTitle)<<ftfField|1)
 	}
 	c, _, _ := z.contrib(&strong, 0)
 	strong.ub = c
@@ -206,7 +211,7 @@ func TestScoreLexicalPhase2SkipsUntouched(t *testing.T) {
 	if kth == 0 || kth > c {
 		t.Fatalf("kth bound %v of 60 scores of %v", kth, c)
 	}
-	weak := lterm{docs: []uint32{150, 151}, ftf: []uint32{fTitle<<16 | 1, fTitle<<16 | 1}, w: 1e-6, scale: 1 << 20, ub: kth - 1}
+	weak := lterm{docs: []uint32{150, 151}, ftf: []uint32{fTitle<<ftfField | 1, fTitle<<ftfField | 1}, w: 1e-6, scale: 1 << 20, ub: kth - 1}
 	s := new(scratch)
 	s.lterms = []lterm{strong, weak}
 	got := slices.Clone(scoreLexical(s, z, nil, n, limit))

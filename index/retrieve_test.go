@@ -240,7 +240,7 @@ func exhaustiveLexical(g *Generation, q *Query) map[uint32]float32 {
 		for p := 0; p < len(docs); {
 			d := docs[p]
 			var imp float32
-			imp, _, p = x.norms.impact(docs, ftf, p)
+			imp, _, p = x.norms.impact(d, ftf, p)
 			scores[d] += x.idf[id] * w * imp
 		}
 	}
