@@ -6,9 +6,12 @@ import "math"
 // (longer fields, rare, compute it).
 const lexInvTab = 256
 
-// lexRow is the stride of lexNorms.row: one cache line of float32 per document, a field
-// per slot.
+// lexRow is the stride of lexNorms.lens: a document's field lengths, a byte per field, 16
+// bytes per document (four to a cache line).
 const lexRow = 16
+
+// lexLong is the byte of a field length that does not fit one: lexNorms.flen holds it.
+const lexLong = 255
 
 // Entry encoding of lexIndex.ftf: the term frequency in the low 16 bits, the field above,
 // and ftfMore when the next entry is the same document's.
@@ -26,12 +29,13 @@ const (
 // rounded explicitly (a conversion forbids fused multiply-adds), so a build from scratch
 // and any other way of reaching the same documents give the same bits.
 type lexNorms struct {
-	row  []float32 // d*lexRow+f: invOf(f, the length of field f of document d)
+	lens []uint8  // d*lexRow+f: the length of field f of document d, or lexLong
+	flen []uint16 // d*numFields+f: the length of field f of document d
 	sum  [numFields]uint64
 	docs [numFields]uint32 // documents with a non-empty field f
 	avg  [numFields]float32
 	b    [numFields]float32
-	inv  [numFields][lexInvTab]float32 // inv[f][l]: invOf(f, l)
+	inv  [lexRow][lexInvTab]float32 // inv[f][l]: invOf(f, l), for l < lexLong (f < numFields)
 	k1   float32
 	kp1  float32 // k1 + 1
 }
@@ -60,7 +64,8 @@ func (z *lexNorms) init(flen []uint16, p LexicalParams) {
 	}
 	z.averages()
 	n := len(flen) / numFields
-	z.row = make([]float32, n*lexRow)
+	z.flen = flen
+	z.lens = make([]uint8, n*lexRow)
 	for d := range n {
 		z.setRow(d, flen[d*numFields:(d+1)*numFields])
 	}
@@ -81,14 +86,18 @@ func (z *lexNorms) averages() {
 
 // setRow sets the row of document d from its field lengths.
 func (z *lexNorms) setRow(d int, flen []uint16) {
-	row := z.row[d*lexRow : (d+1)*lexRow]
+	row := z.lens[d*lexRow : (d+1)*lexRow]
 	for f, l := range flen[:numFields] {
-		if l < lexInvTab {
-			row[f] = z.inv[f][l]
-		} else {
-			row[f] = z.invOf(f, l)
-		}
+		row[f] = uint8(min(l, lexLong))
 	}
+}
+
+// weight is invOf(f, the length of field f of document d) for the byte l of its length.
+func (z *lexNorms) weight(d, f uint32, l uint8) float32 {
+	if l < lexLong {
+		return z.inv[f&(lexRow-1)][l]
+	}
+	return z.invOf(int(f), z.flen[d*numFields+f])
 }
 
 // invOf is field f's weight divided by its length normalisation at length l.
@@ -105,14 +114,14 @@ func (z *lexNorms) invOf(f int, l uint16) float32 {
 // over its fields of the term frequency times the field's normalised weight), their field
 // mask and the position after them. scoreLexical's lexAccumulate computes the same inline.
 func (z *lexNorms) impact(d uint32, ftf []uint32, p int) (float32, uint32, int) {
-	row := z.row[int(d)*lexRow : int(d+1)*lexRow : int(d+1)*lexRow]
+	row := z.lens[int(d)*lexRow : int(d+1)*lexRow : int(d+1)*lexRow]
 	var wtf float32
 	var mask uint32
 	for {
 		e := ftf[p]
 		p++
 		f := e >> ftfField & (lexRow - 1)
-		wtf = float32(wtf + float32(float32(e&0xffff)*row[f]))
+		wtf = float32(wtf + float32(float32(e&0xffff)*z.weight(d, f, row[f])))
 		mask |= 1 << f
 		if e&ftfMore == 0 {
 			break

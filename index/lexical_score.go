@@ -256,14 +256,20 @@ func lexAccumulate(z *lexNorms, t *lterm, bits []uint64, acc []lexAcc, touched [
 			continue
 		}
 		// z.contrib, inline
-		row := z.row[int(d)*lexRow : int(d+1)*lexRow : int(d+1)*lexRow]
+		row := z.lens[int(d)*lexRow : int(d+1)*lexRow : int(d+1)*lexRow]
 		var wtf float32
 		m := flag
 		for p < len(ftf) {
 			e := ftf[p]
 			p++
 			f := e >> ftfField & (lexRow - 1)
-			wtf = float32(wtf + float32(float32(e&0xffff)*row[f]))
+			var iw float32
+			if l := row[f]; l < lexLong {
+				iw = z.inv[f][l]
+			} else {
+				iw = z.invOf(int(f), z.flen[d*numFields+f])
+			}
+			wtf = float32(wtf + float32(float32(e&0xffff)*iw))
 			m |= 1 << f
 			if e&ftfMore == 0 {
 				break
