@@ -66,9 +66,8 @@ type lexIndex struct {
 	ftf  []uint32 // entry's field<<ftfField | term frequency in the field, | ftfMore
 	df   []uint32 // documents per term
 	idf  []float32
-	// maxImp bounds the impact of every entry of a term's list (its greatest impact,
-	// computed as the query computes it)
-	maxImp []float32
+	// cache holds the terms' lists as the scorer reads them (impacts)
+	cache lexImpactCache
 
 	// norms are the field lengths and the length normalisation
 	norms lexNorms
@@ -408,9 +407,11 @@ func (g *Generation) buildLexical(ctx context.Context) error {
 			}
 		}
 	}
-	x.maxImp = make([]float32, nt)
-	for t := range nt {
-		x.maxImp[t] = x.norms.maxImpact(x.list(uint32(t)))
+	// a generation built from scratch derives every term's impacts now (in parallel), as
+	// the index used to store them
+	x.cache = make(lexImpactCache, nt)
+	if err := parallelFor(ctx, 0, nt, func(t int) { x.cache[t].Store(x.deriveImpacts(uint32(t))) }); err != nil {
+		return err
 	}
 	g.stats.Terms = nt
 	g.stats.Postings = 0
@@ -543,7 +544,7 @@ func (g *Generation) retrieveLexical(q *Query, allow *roaring.Bitmap, limit int)
 		return nil
 	}
 	bits := s.allowBits(allow, g.n)
-	hits := lexHits(scoreLexical(s, &g.lex.norms, bits, g.n, limit), s.lterms[0].scale)
+	hits := lexHits(scoreLexical(s, bits, g.n, limit), s.lterms[0].scale)
 	hits = g.liftClauses(s, q.Text, bits, hits, limit)
 	if cap(s.lacc) > maxLexAcc { // do not keep huge buffers alive
 		s.lacc = nil
@@ -594,8 +595,8 @@ func (g *Generation) lexQuery(s *scratch, terms []string, concepts []int32) bool
 	for i := range s.lterms {
 		t := &s.lterms[i]
 		t.scale = scale
-		// the greatest contribution, with a margin for the rounding of the product
-		t.ub = uint32(float64(float32(t.w*x.maxImp[t.id])*scale)*(1+0x1p-20)) + 2
+		// the greatest contribution
+		t.ub = uint32(float32(t.w*t.max) * scale)
 	}
 	return true
 }
@@ -623,7 +624,6 @@ func (g *Generation) liftClauses(s *scratch, txt string, bits []uint64, hits []H
 	// as the unlimited answer would hold it
 	wt := append(s.wterms[:0], s.lterms...)
 	s.wterms = wt
-	z := &g.lex.norms
 	var lifted []uint32
 	for _, c := range clauses {
 		terms, concepts := text.AppendTermsConceptIDs(s.cterms[:0], s.cconcepts[:0], c)
@@ -631,7 +631,7 @@ func (g *Generation) liftClauses(s *scratch, txt string, bits []uint64, hits []H
 		if !g.lexQuery(s, s.cterms, s.cconcepts) {
 			continue
 		}
-		best := scoreLexical(s, z, bits, g.n, 1)
+		best := scoreLexical(s, bits, g.n, 1)
 		if len(best) == 0 || slices.Contains(lifted, best[0].doc) {
 			continue
 		}
@@ -639,7 +639,7 @@ func (g *Generation) liftClauses(s *scratch, txt string, bits []uint64, hits []H
 		lifted = append(lifted, d.doc)
 		i := slices.IndexFunc(hits, func(h Hit) bool { return h.Doc == d.doc })
 		if i < 0 {
-			sc, mask := lexScoreOf(z, wt, d.doc)
+			sc, mask := lexScoreOf(wt, d.doc)
 			hits = append(hits, Hit{Doc: d.doc, Score: float64(sc) / float64(wt[0].scale), Matched: lexNames(mask)})
 			i = len(hits) - 1
 		}
@@ -665,14 +665,13 @@ func (g *Generation) liftClauses(s *scratch, txt string, bits []uint64, hits []H
 }
 
 // lexScoreOf is the fixed-point score and match mask of document d over the terms ts.
-func lexScoreOf(z *lexNorms, ts []lterm, d uint32) (uint32, uint32) {
+func lexScoreOf(ts []lterm, d uint32) (uint32, uint32) {
 	var sc, mask uint32
 	for i := range ts {
 		t := &ts[i]
-		if p := seek(t.docs, 0, d); p < len(t.docs) && t.docs[p] == d {
-			c, m, _ := z.contrib(t, p)
-			sc += c
-			mask |= m
+		if p, ok := slices.BinarySearch(t.docs, d); ok {
+			sc += t.contrib(p)
+			mask |= t.flag | uint32(t.masks[p])
 		}
 	}
 	return sc, mask
@@ -690,8 +689,8 @@ func termsWeight(ts []lterm) float64 {
 
 func (g *Generation) lexTerm(id uint32, weight float32, flag uint32) lterm {
 	x := &g.lex
-	docs, ftf := x.list(id)
-	return lterm{docs: docs, ftf: ftf, id: id, w: x.idf[id] * weight, flag: flag}
+	li := x.impacts(id)
+	return lterm{docs: li.docs, imps: li.imps, masks: li.masks, max: li.max, w: x.idf[id] * weight, flag: flag}
 }
 
 // keepStrongest keeps the k terms of the highest weight (idf), the earlier at equal weights.

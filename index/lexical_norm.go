@@ -130,17 +130,6 @@ func (z *lexNorms) impact(d uint32, ftf []uint32, p int) (float32, uint32, int) 
 	return float32(float32(wtf*z.kp1) / float32(z.k1+wtf)), mask, p
 }
 
-// maxImpact is the greatest impact of the entries of a list.
-func (z *lexNorms) maxImpact(docs, ftf []uint32) float32 {
-	var m float32
-	for p := 0; p < len(docs); {
-		var imp float32
-		imp, _, p = z.impact(docs[p], ftf, p)
-		m = max(m, imp)
-	}
-	return m
-}
-
 // lexScale returns the fixed-point scale of a lexical query whose terms weigh ws in all:
 // the greatest power of two at which the sum of every term's greatest contribution
 // (weight × (k1+1), impacts being below k1+1) stays below 2^31.

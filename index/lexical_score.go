@@ -13,11 +13,12 @@ type lexAcc struct {
 	mask  uint32 // field bits and maskConcept
 }
 
-// lterm is one term of a lexical query over its list of entries (lexIndex).
+// lterm is one term of a lexical query over its impacts (lexImpacts).
 type lterm struct {
 	docs  []uint32
-	ftf   []uint32
-	id    uint32  // the term's id
+	imps  []float32
+	masks []uint16
+	max   float32 // the greatest impact
 	w     float32 // idf × the term's weight
 	scale float32 // the query's fixed-point scale (lexScale)
 	ub    uint32  // upper bound of a contribution, in fixed point
@@ -31,12 +32,12 @@ type lcand struct {
 	mask  uint32
 }
 
-// contrib returns the contribution of the document whose entries start at p in t's list
-// (its impact times the term's weight, rounded down to the fixed point), its match mask and
-// the position after its entries.
-func (z *lexNorms) contrib(t *lterm, p int) (uint32, uint32, int) {
-	imp, mask, p := z.impact(t.docs[p], t.ftf, p)
-	return uint32(float32(t.w*imp) * t.scale), mask | t.flag, p
+// contrib is the contribution of t's posting p: its impact times the term's weight,
+// rounded down to the fixed point. Rounded float32 products of the same values are the
+// same bits, and the sum of contributions is an integer sum, so a score is the same
+// whatever order its terms are added in.
+func (t *lterm) contrib(p int) uint32 {
+	return uint32(float32(t.w*t.imps[p]) * t.scale)
 }
 
 // maxLexAcc bounds the accumulators a pooled scratch keeps (in documents).
@@ -70,7 +71,7 @@ func (s *scratch) lexDense(n int) []lexAcc {
 //     list of candidates; a list much longer than the touched documents is instead probed
 //     by galloping from the candidates (see lexGallop).
 //   - The answer is taken from the touched documents scoring at least kth.
-func scoreLexical(s *scratch, z *lexNorms, bits []uint64, n, limit int) []lcand {
+func scoreLexical(s *scratch, bits []uint64, n, limit int) []lcand {
 	terms := s.lterms
 	// order terms by upper bound, strongest first: sort packed keys instead of calling a
 	// comparator
@@ -99,7 +100,7 @@ func scoreLexical(s *scratch, z *lexNorms, bits []uint64, n, limit int) []lcand 
 	lastCheck := rem[0]
 	i := 0
 	for ; i < len(order) && rem[i] >= kth; i++ {
-		touched, maxAcc = lexAccumulate(z, &terms[order[i]], bits, acc, touched, maxAcc)
+		touched, maxAcc = lexAccumulate(&terms[order[i]], bits, acc, touched, maxAcc)
 		// refresh the k-th partial score bound once the remaining bounds are small enough
 		// for it to matter, then each time they halve
 		if i+1 < len(order) && len(touched) >= limit && rem[i+1] < maxAcc && rem[i+1] <= lastCheck/2 {
@@ -125,20 +126,16 @@ func scoreLexical(s *scratch, z *lexNorms, bits []uint64, n, limit int) []lcand 
 			listed = true
 		}
 		if listed && len(t.docs) > 8*len(cands) {
-			cands = lexGallop(z, t, acc, cands, rem[j], kth)
+			cands = lexGallop(t, acc, cands, rem[j], kth)
 			continue
 		}
-		r := rem[j]
-		for p := 0; p < len(t.docs); {
-			a := &acc[t.docs[p]]
-			if a.score+r < kth {
-				p++
-				continue
+		r, flag := rem[j], t.flag
+		imps, masks := t.imps[:len(t.docs)], t.masks[:len(t.docs)]
+		for p, d := range t.docs {
+			if a := &acc[d]; a.score+r >= kth {
+				a.score += uint32(float32(t.w*imps[p]) * t.scale)
+				a.mask |= flag | uint32(masks[p])
 			}
-			c, m, q := z.contrib(t, p)
-			a.score += c
-			a.mask |= m
-			p = q
 		}
 	}
 	s.ids = cands
@@ -152,7 +149,7 @@ func scoreLexical(s *scratch, z *lexNorms, bits []uint64, n, limit int) []lcand 
 
 // lexGallop adds t to the candidates (sorted) that can still make it, probing t's documents
 // by galloping, and returns the candidates left.
-func lexGallop(z *lexNorms, t *lterm, acc []lexAcc, cands []uint32, rem, kth uint32) []uint32 {
+func lexGallop(t *lterm, acc []lexAcc, cands []uint32, rem, kth uint32) []uint32 {
 	pos, kept := 0, 0
 	for _, d := range cands {
 		a := &acc[d]
@@ -162,10 +159,8 @@ func lexGallop(z *lexNorms, t *lterm, acc []lexAcc, cands []uint32, rem, kth uin
 		cands[kept] = d
 		kept++
 		if pos = seek(t.docs, pos, d); pos < len(t.docs) && t.docs[pos] == d {
-			c, m, q := z.contrib(t, pos)
-			a.score += c
-			a.mask |= m
-			pos = q
+			a.score += t.contrib(pos)
+			a.mask |= t.flag | uint32(t.masks[pos])
 		}
 	}
 	return cands[:kept]
@@ -242,41 +237,23 @@ func lexKthBound(acc []lexAcc, docs []uint32, k int, hi uint32) uint32 {
 	return 0
 }
 
-// lexAccumulate adds one term's list to the accumulators, appending the documents it
+// lexAccumulate adds one term's postings to the accumulators, appending the documents it
 // touches first to touched, and returns touched and the greatest partial score so far.
-func lexAccumulate(z *lexNorms, t *lterm, bits []uint64, acc []lexAcc, touched []uint32, maxAcc uint32) ([]uint32, uint32) {
+func lexAccumulate(t *lterm, bits []uint64, acc []lexAcc, touched []uint32, maxAcc uint32) ([]uint32, uint32) {
+	w, scale, flag := t.w, t.scale, t.flag
+	imps, masks := t.imps[:len(t.docs)], t.masks[:len(t.docs)]
 	n := len(touched)
 	buf := slices.Grow(touched, len(t.docs))[:n+len(t.docs)]
-	docs, ftf := t.docs, t.ftf[:len(t.docs)]
-	w, scale, flag, k1, kp1 := t.w, t.scale, t.flag, z.k1, z.kp1
-	for p := 0; p < len(docs); {
-		d := docs[p]
-		if bits != nil && bits[d>>6]&(1<<(d&63)) == 0 {
-			p++
-			continue
+	if bits == nil {
+		for p, d := range t.docs {
+			n, maxAcc = lexAdd(acc, buf, n, d, uint32(float32(w*imps[p])*scale), flag|uint32(masks[p]), maxAcc)
 		}
-		// z.contrib, inline
-		row := z.lens[int(d)*lexRow : int(d+1)*lexRow : int(d+1)*lexRow]
-		var wtf float32
-		m := flag
-		for p < len(ftf) {
-			e := ftf[p]
-			p++
-			f := e >> ftfField & (lexRow - 1)
-			var iw float32
-			if l := row[f]; l < lexLong {
-				iw = z.inv[f][l]
-			} else {
-				iw = z.invOf(int(f), z.flen[d*numFields+f])
-			}
-			wtf = float32(wtf + float32(float32(e&0xffff)*iw))
-			m |= 1 << f
-			if e&ftfMore == 0 {
-				break
-			}
+		return buf[:n], maxAcc
+	}
+	for p, d := range t.docs {
+		if bits[d>>6]&(1<<(d&63)) != 0 {
+			n, maxAcc = lexAdd(acc, buf, n, d, uint32(float32(w*imps[p])*scale), flag|uint32(masks[p]), maxAcc)
 		}
-		imp := float32(float32(wtf*kp1) / float32(k1+wtf))
-		n, maxAcc = lexAdd(acc, buf, n, d, uint32(float32(w*imp)*scale), m, maxAcc)
 	}
 	return buf[:n], maxAcc
 }

@@ -9,17 +9,14 @@ import (
 // lexReference scores terms exhaustively as scoreLexical promises to: each document's score
 // is the sum of its terms' contributions (contrib), in any order; the best limit are kept,
 // best first, the lower docID first at equal scores.
-func lexReference(z *lexNorms, terms []lterm, bits []uint64, n, limit int) []lcand {
+func lexReference(terms []lterm, bits []uint64, n, limit int) []lcand {
 	acc := make([]lcand, n)
 	for i := range terms {
 		t := &terms[i]
-		for p := 0; p < len(t.docs); {
-			d := t.docs[p]
-			c, m, q := z.contrib(t, p)
-			p = q
+		for p, d := range t.docs {
 			if has(bits, d) {
-				acc[d].score += c
-				acc[d].mask |= m
+				acc[d].score += t.contrib(p)
+				acc[d].mask |= t.flag | uint32(t.masks[p])
 			}
 		}
 	}
@@ -41,31 +38,10 @@ func lexReference(z *lexNorms, terms []lterm, bits []uint64, n, limit int) []lca
 	return out[:min(len(out), limit)]
 }
 
-// randomLexNorms makes the norms of n documents of random field lengths, some longer than
-// the table of lexNorms.
-func randomLexNorms(r *rand.Rand, n int) *lexNorms {
-	flen := make([]uint16, n*numFields)
-	for i := range flen {
-		switch r.IntN(4) {
-		case 0:
-		case 1:
-			flen[i] = uint16(1 + r.IntN(4))
-		case 2:
-			flen[i] = uint16(1 + r.IntN(40))
-		default:
-			flen[i] = uint16(1 + r.IntN(600))
-		}
-	}
-	z := new(lexNorms)
-	z.init(flen, DefaultLexicalParams())
-	return z
-}
-
 // randomLexTerms makes a query of random lexical terms over n documents: lists of every
-// length from a few documents to most of them, each document's entries one to three fields
-// with small frequencies (many ties), weights like a query term's and a concept's, bounded
-// as lexQuery bounds them (the greatest contribution).
-func randomLexTerms(r *rand.Rand, z *lexNorms, n int) []lterm {
+// length from a few postings to most of the documents, impacts with many ties, weights like
+// a query term's and a concept's, bounded as lexQuery bounds them.
+func randomLexTerms(r *rand.Rand, n int) []lterm {
 	terms := make([]lterm, 1+r.IntN(12))
 	for i := range terms {
 		var size int
@@ -83,35 +59,30 @@ func randomLexTerms(r *rand.Rand, z *lexNorms, n int) []lterm {
 			t.flag = maskConcept
 		}
 		for d := range n {
-			if r.IntN(n) >= size {
-				continue
-			}
-			f := r.IntN(numFields)
-			for k := range 1 + r.IntN(3) {
-				if f >= numFields {
-					break
-				}
-				if k > 0 {
-					t.ftf[len(t.ftf)-1] |= ftfMore
-				}
+			if r.IntN(n) < size {
 				t.docs = append(t.docs, uint32(d))
-				t.ftf = append(t.ftf, uint32(f)<<ftfField|uint32(1+r.IntN(3)))
-				f += 1 + r.IntN(4)
+				imp := float32(1+r.IntN(8)) / 4 // ties
+				if r.IntN(2) == 0 {
+					imp = 0.01 + 2*r.Float32()
+				}
+				t.imps = append(t.imps, imp)
+				t.masks = append(t.masks, uint16(1+r.IntN(1<<numFields-1)))
 			}
 		}
 		terms[i] = t
 	}
-	boundLexTerms(z, terms)
+	boundLexTerms(terms)
 	return terms
 }
 
 // boundLexTerms sets the scale and the bounds of terms as lexQuery does.
-func boundLexTerms(z *lexNorms, terms []lterm) {
-	scale := lexScale(termsWeight(terms), z.kp1)
+func boundLexTerms(terms []lterm) {
+	scale := lexScale(termsWeight(terms), float32(DefaultLexicalParams().K1)+1)
 	for i := range terms {
 		t := &terms[i]
 		t.scale = scale
-		t.ub = uint32(float64(float32(t.w*z.maxImpact(t.docs, t.ftf))*scale)*(1+0x1p-20)) + 2
+		t.max = slices.Max(append(t.imps, 0))
+		t.ub = uint32(float32(t.w*t.max) * scale)
 	}
 }
 
@@ -124,14 +95,13 @@ func boundLexTerms(z *lexNorms, terms []lterm) {
 func TestScoreLexicalMatchesReference(t *testing.T) {
 	const n = 3000
 	r := rand.New(rand.NewPCG(3, 7))
-	z := randomLexNorms(r, n)
 	s := new(scratch)
 	check := func(name string, terms []lterm, bits []uint64) {
 		t.Helper()
 		for _, limit := range []int{1, 3, 10, 50, n + 1} {
-			want := lexReference(z, terms, bits, n, limit)
+			want := lexReference(terms, bits, n, limit)
 			s.lterms = append(s.lterms[:0], terms...)
-			got := slices.Clone(scoreLexical(s, z, bits, n, limit))
+			got := slices.Clone(scoreLexical(s, bits, n, limit))
 			if !slices.Equal(got, want) {
 				t.Fatalf("%s limit %d:\n got %v\nwant %v", name, limit, got, want)
 			}
@@ -146,7 +116,7 @@ func TestScoreLexicalMatchesReference(t *testing.T) {
 				}
 			}
 			r.Shuffle(len(s.lterms), func(i, j int) { s.lterms[i], s.lterms[j] = s.lterms[j], s.lterms[i] })
-			if got := scoreLexical(s, z, bits, n, limit); !slices.Equal(got, want) {
+			if got := scoreLexical(s, bits, n, limit); !slices.Equal(got, want) {
 				t.Fatalf("%s limit %d, looser bounds, shuffled:\n got %v\nwant %v", name, limit, got, want)
 			}
 		}
@@ -158,7 +128,7 @@ func TestScoreLexicalMatchesReference(t *testing.T) {
 		}
 	}
 	for q := range 200 {
-		terms := randomLexTerms(r, z, n)
+		terms := randomLexTerms(r, n)
 		check("random", terms, nil)
 		if q%3 == 0 {
 			check("random allowed", terms, sparse)
@@ -173,13 +143,14 @@ func TestScoreLexicalMatchesReference(t *testing.T) {
 		slices.Sort(strong.docs)
 		strong.docs = slices.Compact(strong.docs)
 		for range strong.docs {
-			strong.ftf = append(strong.ftf, uint32(fTitle)<<ftfField|uint32(1+r.IntN(3)))
+			strong.imps = append(strong.imps, 0.5+r.Float32()/2)
+			strong.masks = append(strong.masks, 1)
 		}
-		terms := append([]lterm{strong}, randomLexTerms(r, z, n)...)
+		terms := append([]lterm{strong}, randomLexTerms(r, n)...)
 		for i := 1; i < len(terms); i++ {
 			terms[i].w *= 0.01
 		}
-		boundLexTerms(z, terms)
+		boundLexTerms(terms)
 		check("strong first", terms, nil)
 		check("strong first allowed", terms, sparse)
 	}
@@ -190,18 +161,13 @@ func TestScoreLexicalMatchesReference(t *testing.T) {
 // scored outside the touched list, so never cleared nor considered).
 func TestScoreLexicalPhase2SkipsUntouched(t *testing.T) {
 	const n, limit = 200, 10
-	z := new(lexNorms)
-	flen := make([]uint16, n*numFields)
-	for d := range n {
-		flen[d*numFields+fTitle] = 3
-	}
-	z.init(flen, DefaultLexicalParams())
 	strong := lterm{w: 1, scale: 1 << 20}
 	for d := range 60 {
 		strong.docs = append(strong.docs, uint32(d))
-		strong.ftf = append(strong.ftf, uint32(fTitle)<<ftfField|1)
+		strong.imps = append(strong.imps, 2)
+		strong.masks = append(strong.masks, 1)
 	}
-	c, _, _ := z.contrib(&strong, 0)
+	c := strong.contrib(0)
 	strong.ub = c
 	acc := make([]lexAcc, n)
 	for _, d := range strong.docs {
@@ -211,11 +177,11 @@ func TestScoreLexicalPhase2SkipsUntouched(t *testing.T) {
 	if kth == 0 || kth > c {
 		t.Fatalf("kth bound %v of 60 scores of %v", kth, c)
 	}
-	weak := lterm{docs: []uint32{150, 151}, ftf: []uint32{fTitle<<ftfField | 1, fTitle<<ftfField | 1}, w: 1e-6, scale: 1 << 20, ub: kth - 1}
+	weak := lterm{docs: []uint32{150, 151}, imps: []float32{1, 1}, masks: []uint16{2, 2}, w: 1e-6, scale: 1 << 20, ub: kth - 1}
 	s := new(scratch)
 	s.lterms = []lterm{strong, weak}
-	got := slices.Clone(scoreLexical(s, z, nil, n, limit))
-	if want := lexReference(z, s.lterms, nil, n, limit); !slices.Equal(got, want) {
+	got := slices.Clone(scoreLexical(s, nil, n, limit))
+	if want := lexReference(s.lterms, nil, n, limit); !slices.Equal(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
 	if i := slices.IndexFunc(s.lacc, func(a lexAcc) bool { return a != lexAcc{} }); i >= 0 {
