@@ -142,7 +142,7 @@ func (g *Generation) retrieveHierarchy(q *Query, allow *roaring.Bitmap, limit in
 		if nterms >= maxQueryTerms {
 			break
 		}
-		id, found := g.lex.dict[w]
+		id, found := g.lex.termID(w)
 		if !found || containsU32(s.ids, id) {
 			continue
 		}

@@ -61,11 +61,17 @@ const maskConcept = 1 << 15
 // lexical_score.go: a score does not depend on term ids or on the order terms are summed in).
 type lexIndex struct {
 	dict map[string]uint32
-	off  []uint32 // term t's entries are [off[t], off[t+1])
-	docs []uint32 // entry's document
-	ftf  []uint32 // entry's field<<ftfField | term frequency in the field, | ftfMore
-	df   []uint32 // documents per term
-	idf  []float32
+	// more holds the terms new since the arena was built, patch the lists of the terms
+	// changed since (lexical_patch.go), patched the entries patch holds; nil and 0 in a
+	// generation built from scratch
+	more    map[string]uint32
+	patch   map[uint32]lexList
+	patched int
+	off     []uint32 // term t's entries are [off[t], off[t+1]), unless patch holds t
+	docs    []uint32 // entry's document
+	ftf     []uint32 // entry's field<<ftfField | term frequency in the field, | ftfMore
+	df      []uint32 // documents per term
+	idf     []float32
 	// cache holds the terms' lists as the scorer reads them (impacts)
 	cache lexImpactCache
 
@@ -81,6 +87,11 @@ type lexIndex struct {
 }
 
 func (x *lexIndex) list(t uint32) ([]uint32, []uint32) {
+	if x.patch != nil {
+		if l, ok := x.patch[t]; ok {
+			return l.docs, l.ftf
+		}
+	}
 	a, b := x.off[t], x.off[t+1]
 	return x.docs[a:b:b], x.ftf[a:b:b]
 }
@@ -257,6 +268,9 @@ func (ld *lexDoc) analyze(c *registry.Capability) {
 const lexChunk = 1024
 
 func (g *Generation) buildLexical(ctx context.Context) error {
+	if g.canPatch() {
+		return g.patchLexical(ctx)
+	}
 	x := &g.lex
 	x.params = currentLexicalParams()
 	x.concepts = make([]atomic.Pointer[[]uint32], text.DefaultLexicon().Len())
@@ -463,7 +477,7 @@ func (g *Generation) conceptTermsOf(c int32) []uint32 {
 					continue
 				}
 			}
-			if id, ok := x.dict[t]; ok && !slices.Contains(ids, id) {
+			if id, ok := x.termID(t); ok && !slices.Contains(ids, id) {
 				ids = append(ids, id)
 			}
 		}
@@ -562,7 +576,7 @@ func (g *Generation) lexQuery(s *scratch, terms []string, concepts []int32) bool
 	ids := s.tids[:0]
 	s.lterms = s.lterms[:0]
 	for _, t := range terms {
-		if id, ok := x.dict[t]; ok && !slices.Contains(ids, id) {
+		if id, ok := x.termID(t); ok && !slices.Contains(ids, id) {
 			ids = append(ids, id)
 			s.lterms = append(s.lterms, g.lexTerm(id, 1, 0))
 		}

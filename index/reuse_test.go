@@ -37,7 +37,7 @@ func TestBuildReuseSameAsBuild(t *testing.T) {
 	if testing.Short() {
 		steps = 5
 	}
-	reused := 0
+	reused, patched, compared := 0, 0, 0
 	for step := range steps {
 		var put []*registry.Capability
 		var deleted []string
@@ -89,6 +89,32 @@ func TestBuildReuseSameAsBuild(t *testing.T) {
 		if d := lexDiff(&got.lex, &want.lex); d != "" {
 			t.Fatalf("step %d: the lexical index built with reuse differs from a full build: %s", step, d)
 		}
+		if got.lex.patch != nil {
+			patched++
+		}
+		// the same answers, score for score, to queries on the changed texts and others
+		var queries []string
+		for _, c := range put {
+			queries = append(queries, c.Summary, c.Title+" "+c.ID)
+		}
+		for range 4 {
+			c := next.Caps[r.IntN(len(next.Caps))]
+			queries = append(queries, c.Summary, c.Title+". "+c.Summary)
+		}
+		for _, q := range queries {
+			a, err := got.Retrieve(ctx, Lexical, &Query{Text: q}, nil, 20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := want.Retrieve(ctx, Lexical, &Query{Text: q}, nil, 20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(a, b) {
+				t.Fatalf("step %d: %q: %v, full build %v", step, q, a, b)
+			}
+			compared++
+		}
 		if !reflect.DeepEqual(&got.sem, &want.sem) {
 			t.Fatalf("step %d: the semantic index built with reuse differs from a full build", step)
 		}
@@ -111,6 +137,10 @@ func TestBuildReuseSameAsBuild(t *testing.T) {
 	if reused == 0 {
 		t.Fatal("no document's analysis was reused")
 	}
+	if patched == 0 {
+		t.Fatal("no lexical index was patched")
+	}
+	t.Logf("%d steps, %d with the lexical index patched, %d lexical answers compared", steps, patched, compared)
 }
 
 // TestShareRulesReadEveryInput changes each field of capabilities in turn (testcat.Mutations)
@@ -259,9 +289,11 @@ func lexDiff(a, b *lexIndex) string {
 	}
 	live := func(x *lexIndex) int {
 		n := 0
-		for _, id := range x.dict {
-			if x.df[id] > 0 {
-				n++
+		for _, m := range []map[string]uint32{x.dict, x.more} {
+			for _, id := range m {
+				if x.df[id] > 0 {
+					n++
+				}
 			}
 		}
 		return n
@@ -270,7 +302,7 @@ func lexDiff(a, b *lexIndex) string {
 		return fmt.Sprintf("%d terms, want %d", la, lb)
 	}
 	for term, ib := range b.dict {
-		ia, ok := a.dict[term]
+		ia, ok := a.termID(term)
 		if !ok {
 			return fmt.Sprintf("term %q missing", term)
 		}
