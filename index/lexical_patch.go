@@ -15,10 +15,10 @@ type lexList struct {
 
 // A lexical index built by patchLexical shares the arena, the dictionary and the kept
 // analysis of unchanged documents with the generation it came from, and holds the lists of
-// the terms a change touched in lexIndex.patch (terms new since the arena was built get ids
-// after its own, in lexIndex.more). Once the patched lists hold more than
-// 1/lexPatchShare of the arena's entries (or of its terms), the next change assembles the
-// whole index again.
+// the terms a change touched in lexIndex.patch (terms new since the dictionary was built get
+// ids after its own, in lexIndex.more). Once the patched lists hold more than
+// 1/lexPatchShare of the entries, the patch compacts them into a new arena (compact: a copy
+// of every list, in term order, nothing analysed or sorted).
 const lexPatchShare = 4
 
 // termID returns the id of a term that occurs in some document.
@@ -32,16 +32,13 @@ func (x *lexIndex) termID(term string) (uint32, bool) {
 
 // canPatch reports whether g's lexical index can be patched from the one it reuses: the
 // same documents at the same docIDs, the analysis of the unchanged ones kept in the same
-// vocabulary, the same parameters, and patches still small.
+// vocabulary, and the same parameters.
 func (g *Generation) canPatch() bool {
 	if g.an == nil || g.shared == nil || g.prev == nil || g.prev.voc == nil || g.prevDoc == nil || g.prev.voc.Outgrown(g.prev.terms) {
 		return false
 	}
 	px := &g.shared.lex
-	if px.params != currentLexicalParams() || len(px.docs) == 0 {
-		return false
-	}
-	return px.patched*lexPatchShare < len(px.docs) && len(px.patch)*lexPatchShare < len(px.df)
+	return px.params == currentLexicalParams() && px.off != nil
 }
 
 // patchLexical builds g's lexical index from the previous generation's (g.shared) when only
@@ -204,6 +201,9 @@ func (g *Generation) patchLexical(ctx context.Context) error {
 		x.idf[t] = lexIDF(g.n, x.df[t])
 	}
 	x.cache = make(lexImpactCache, len(x.df))
+	if x.patched*lexPatchShare > len(x.docs) {
+		x.compact()
+	}
 
 	live, postings := g.shared.stats.Terms, g.shared.stats.Postings
 	for t := range touched {
@@ -242,4 +242,22 @@ func (z *lexNorms) add(flen [numFields]uint16) {
 			z.docs[f]++
 		}
 	}
+}
+
+// compact lays every list out in one new arena, in term order, and empties the patch.
+func (x *lexIndex) compact() {
+	nt := len(x.df)
+	off := make([]uint32, nt+1)
+	for t := range nt {
+		docs, _ := x.list(uint32(t))
+		off[t+1] = off[t] + uint32(len(docs))
+	}
+	docs, ftf := make([]uint32, off[nt]), make([]uint32, off[nt])
+	for t := range nt {
+		d, f := x.list(uint32(t))
+		copy(docs[off[t]:], d)
+		copy(ftf[off[t]:], f)
+	}
+	x.off, x.docs, x.ftf = off, docs, ftf
+	x.patch, x.patched = nil, 0
 }

@@ -89,7 +89,7 @@ func TestBuildReuseSameAsBuild(t *testing.T) {
 		if d := lexDiff(&got.lex, &want.lex); d != "" {
 			t.Fatalf("step %d: the lexical index built with reuse differs from a full build: %s", step, d)
 		}
-		if got.lex.patch != nil {
+		if got.lex.more != nil { // set by patchLexical
 			patched++
 		}
 		// the same answers, score for score, to queries on the changed texts and others
