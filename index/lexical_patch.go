@@ -219,7 +219,7 @@ func (g *Generation) patchLexical(ctx context.Context) error {
 			live--
 		}
 	}
-	g.stats.Terms, g.stats.Postings = live, postings
+	g.stats.Terms, g.stats.Postings, g.stats.LexicalPatched = live, postings, true
 	g.an.terms = live
 	return nil
 }
