@@ -148,11 +148,8 @@ func (g *Generation) retrieveHierarchy(q *Query, allow *roaring.Bitmap, limit in
 		}
 		s.ids = append(s.ids, id)
 		nterms++
-		docs, _ := g.lex.list(id) // a document's entries are consecutive, one per field
+		docs, _ := g.lex.list(id)
 		for i := seek(docs, 0, uint32(lo)); i < len(docs) && docs[i] < uint32(hi); i++ {
-			if i > 0 && docs[i] == docs[i-1] {
-				continue
-			}
 			if acc[docs[i]] == 0 {
 				s.docs = append(s.docs, docs[i])
 			}

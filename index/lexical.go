@@ -52,23 +52,24 @@ const (
 // maskConcept marks a lexical candidate matched through concept expansion.
 const maskConcept = 1 << 15
 
-// lexIndex is the BM25F index. Every term has one list of entries in a shared arena, one
-// entry per (document, field) the term occurs in: the document, and the field with the
-// term's frequency in it (ftfField, ftfMore); a document's entries are consecutive, in field
-// order, and the documents ascend. The scores are computed at query time from these integers, the
-// documents' field lengths and the collection's sums of them (lexNorms), so that nothing
-// stored depends on another document than its own but the norms, df and idf (see
+// lexIndex is the BM25F index. Every term has one list in a shared arena: its postings,
+// one per document it occurs in (the documents ascending), and its entries, one per
+// (document, field), the posting's entries consecutive in field order (ftfField, ftfMore):
+// the field and the term's frequency in it. The scores are computed from these integers,
+// the documents' field lengths and the collection's sums of them (lexNorms), so that
+// nothing stored depends on another document than its own but the norms, df and idf (see
 // lexical_score.go: a score does not depend on term ids or on the order terms are summed in).
 type lexIndex struct {
 	dict map[string]uint32
 	// more holds the terms new since the arena was built, patch the lists of the terms
-	// changed since (lexical_patch.go), patched the entries patch holds; nil and 0 in a
+	// changed since (lexical_patch.go), patched the postings patch holds; nil and 0 in a
 	// generation built from scratch
 	more    map[string]uint32
 	patch   map[uint32]lexList
 	patched int
-	off     []uint32 // term t's entries are [off[t], off[t+1]), unless patch holds t
-	docs    []uint32 // entry's document
+	off     []uint32 // term t's postings are docs[off[t]:off[t+1]], unless patch holds t
+	docs    []uint32 // posting's document
+	eoff    []uint32 // term t's entries are ftf[eoff[t]:eoff[t+1]], unless patch holds t
 	ftf     []uint32 // entry's field<<ftfField | term frequency in the field, | ftfMore
 	df      []uint32 // documents per term
 	idf     []float32
@@ -86,6 +87,7 @@ type lexIndex struct {
 	concepts []atomic.Pointer[[]uint32]
 }
 
+// list returns term t's postings (documents) and entries.
 func (x *lexIndex) list(t uint32) ([]uint32, []uint32) {
 	if x.patch != nil {
 		if l, ok := x.patch[t]; ok {
@@ -93,7 +95,8 @@ func (x *lexIndex) list(t uint32) ([]uint32, []uint32) {
 		}
 	}
 	a, b := x.off[t], x.off[t+1]
-	return x.docs[a:b:b], x.ftf[a:b:b]
+	c, d := x.eoff[t], x.eoff[t+1]
+	return x.docs[a:b:b], x.ftf[c:d:d]
 }
 
 // fieldTexts calls fn with every text of c per lexical field.
@@ -398,24 +401,30 @@ func (g *Generation) buildLexical(ctx context.Context) error {
 	for t := range nt {
 		x.idf[t] = lexIDF(g.n, df[t])
 	}
-	// entries per term, then the lists in document order
-	x.off = make([]uint32, nt+1)
+	// postings and entries per term, then the lists in document order
+	x.off, x.eoff = make([]uint32, nt+1), make([]uint32, nt+1)
+	for t, n := range df {
+		x.off[t+1] = x.off[t] + n
+	}
 	for _, e := range entries {
-		x.off[e.term+1]++
+		x.eoff[e.term+1]++
 	}
 	for t := range nt {
-		x.off[t+1] += x.off[t]
+		x.eoff[t+1] += x.eoff[t]
 	}
-	total := int(x.off[nt])
-	x.docs = make([]uint32, total)
-	x.ftf = make([]uint32, total)
-	fill := slices.Clone(x.off[:nt])
+	x.docs = make([]uint32, x.off[nt])
+	x.ftf = make([]uint32, x.eoff[nt])
+	fill, efill := slices.Clone(x.off[:nt]), slices.Clone(x.eoff[:nt])
 	for d := range g.n {
 		de := entries[docStart[d]:docStart[d+1]]
 		for i, e := range de {
-			p := fill[e.term]
-			fill[e.term]++
-			x.docs[p], x.ftf[p] = uint32(d), uint32(e.field)<<ftfField|uint32(e.tf)
+			if i == 0 || de[i-1].term != e.term {
+				x.docs[fill[e.term]] = uint32(d)
+				fill[e.term]++
+			}
+			p := efill[e.term]
+			efill[e.term]++
+			x.ftf[p] = uint32(e.field)<<ftfField | uint32(e.tf)
 			if i+1 < len(de) && de[i+1].term == e.term {
 				x.ftf[p] |= ftfMore
 			}

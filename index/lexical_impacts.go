@@ -2,8 +2,8 @@ package index
 
 import "sync/atomic"
 
-// lexImpacts is one term's list as the scorer reads it: a posting per document (the
-// entries of lexIndex merged), its impact at the generation's norms (lexNorms.impact) and
+// lexImpacts is one term's list as the scorer reads it: its postings (the list's documents,
+// shared), each one's impact at the generation's norms (lexNorms.impact) and
 // its field mask, and the greatest impact. It is what the index stored before the norms
 // were computed at query time, now derived from the entries once per generation and term:
 // a build from scratch derives every term's, any other generation each term on its first
@@ -30,19 +30,16 @@ func (x *lexIndex) impacts(t uint32) *lexImpacts {
 	return p
 }
 
-// deriveImpacts computes term t's impacts from its entries.
+// deriveImpacts computes term t's impacts from its entries (its documents are the list's).
 func (x *lexIndex) deriveImpacts(t uint32) *lexImpacts {
 	docs, ftf := x.list(t)
-	n := x.df[t]
-	li := &lexImpacts{docs: make([]uint32, 0, n), imps: make([]float32, 0, n), masks: make([]uint16, 0, n)}
-	for p := 0; p < len(docs); {
-		d := docs[p]
+	li := &lexImpacts{docs: docs, imps: make([]float32, len(docs)), masks: make([]uint16, len(docs))}
+	e := 0
+	for p, d := range docs {
 		var imp float32
 		var mask uint32
-		imp, mask, p = x.norms.impact(d, ftf, p)
-		li.docs = append(li.docs, d)
-		li.imps = append(li.imps, imp)
-		li.masks = append(li.masks, uint16(mask))
+		imp, mask, e = x.norms.impact(d, ftf, e)
+		li.imps[p], li.masks[p] = imp, uint16(mask)
 		li.max = max(li.max, imp)
 	}
 	return li

@@ -112,7 +112,7 @@ func (z *lexNorms) invOf(f int, l uint16) float32 {
 
 // impact returns the impact of document d's entries of ftf from p on (the saturated sum
 // over its fields of the term frequency times the field's normalised weight), their field
-// mask and the position after them. scoreLexical's lexAccumulate computes the same inline.
+// mask and the position after them.
 func (z *lexNorms) impact(d uint32, ftf []uint32, p int) (float32, uint32, int) {
 	row := z.lens[int(d)*lexRow : int(d+1)*lexRow : int(d+1)*lexRow]
 	var wtf float32

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 )
 
-// lexList is a term's list of entries outside the arena of lexIndex (lexIndex.patch).
+// lexList is a term's postings and entries outside the arena of lexIndex (lexIndex.patch).
 type lexList struct {
 	docs []uint32
 	ftf  []uint32
@@ -17,7 +17,7 @@ type lexList struct {
 // analysis of unchanged documents with the generation it came from, and holds the lists of
 // the terms a change touched in lexIndex.patch (terms new since the dictionary was built get
 // ids after its own, in lexIndex.more). Once the patched lists hold more than
-// 1/lexPatchShare of the entries, the patch compacts them into a new arena (compact: a copy
+// 1/lexPatchShare of the postings, the patch compacts them into a new arena (compact: a copy
 // of every list, in term order, nothing analysed or sorted).
 const lexPatchShare = 4
 
@@ -73,7 +73,7 @@ func (g *Generation) patchLexical(ctx context.Context) error {
 
 	x.params = px.params
 	x.concepts = make([]atomic.Pointer[[]uint32], len(px.concepts))
-	x.dict, x.off, x.docs, x.ftf = px.dict, px.off, px.docs, px.ftf
+	x.dict, x.off, x.docs, x.eoff, x.ftf = px.dict, px.off, px.docs, px.eoff, px.ftf
 	x.more = maps.Clone(px.more)
 	if x.more == nil {
 		x.more = map[string]uint32{}
@@ -164,33 +164,31 @@ func (g *Generation) patchLexical(ctx context.Context) error {
 		add := adds[t]
 		slices.SortFunc(add, func(a, b docEntries) int { return int(a.d) - int(b.d) })
 		var l lexList
-		df := uint32(0)
 		k := 0
 		emit := func(e docEntries) {
-			for _, f := range e.ftf {
-				l.docs = append(l.docs, e.d)
-				l.ftf = append(l.ftf, f)
-			}
-			df++
+			l.docs = append(l.docs, e.d)
+			l.ftf = append(l.ftf, e.ftf...)
 		}
-		for p := 0; p < len(odocs); p++ {
-			d := odocs[p]
+		e := 0
+		for _, d := range odocs {
 			for k < len(add) && add[k].d < d {
 				emit(add[k])
 				k++
 			}
-			if isChanged[d] {
-				continue
+			start := e
+			for oftf[e]&ftfMore != 0 {
+				e++
 			}
-			l.docs = append(l.docs, d)
-			l.ftf = append(l.ftf, oftf[p])
-			if oftf[p]&ftfMore == 0 {
-				df++
+			e++
+			if !isChanged[d] {
+				l.docs = append(l.docs, d)
+				l.ftf = append(l.ftf, oftf[start:e]...)
 			}
 		}
 		for ; k < len(add); k++ {
 			emit(add[k])
 		}
+		df := uint32(len(l.docs))
 		x.patch[t] = l
 		x.patched += len(l.docs)
 		x.df[t] = df
@@ -247,17 +245,17 @@ func (z *lexNorms) add(flen [numFields]uint16) {
 // compact lays every list out in one new arena, in term order, and empties the patch.
 func (x *lexIndex) compact() {
 	nt := len(x.df)
-	off := make([]uint32, nt+1)
+	off, eoff := make([]uint32, nt+1), make([]uint32, nt+1)
 	for t := range nt {
-		docs, _ := x.list(uint32(t))
-		off[t+1] = off[t] + uint32(len(docs))
+		d, f := x.list(uint32(t))
+		off[t+1], eoff[t+1] = off[t]+uint32(len(d)), eoff[t]+uint32(len(f))
 	}
-	docs, ftf := make([]uint32, off[nt]), make([]uint32, off[nt])
+	docs, ftf := make([]uint32, off[nt]), make([]uint32, eoff[nt])
 	for t := range nt {
 		d, f := x.list(uint32(t))
 		copy(docs[off[t]:], d)
-		copy(ftf[off[t]:], f)
+		copy(ftf[eoff[t]:], f)
 	}
-	x.off, x.docs, x.ftf = off, docs, ftf
+	x.off, x.docs, x.eoff, x.ftf = off, docs, eoff, ftf
 	x.patch, x.patched = nil, 0
 }

@@ -237,10 +237,10 @@ func exhaustiveLexical(g *Generation, q *Query) map[uint32]float32 {
 	var seen []uint32
 	add := func(id uint32, w float32) {
 		docs, ftf := x.list(id)
-		for p := 0; p < len(docs); {
-			d := docs[p]
+		e := 0
+		for _, d := range docs {
 			var imp float32
-			imp, _, p = x.norms.impact(d, ftf, p)
+			imp, _, e = x.norms.impact(d, ftf, e)
 			scores[d] += x.idf[id] * w * imp
 		}
 	}
