@@ -3,11 +3,11 @@ package index
 import "sync/atomic"
 
 // lexImpacts is one term's list as the scorer reads it: its postings (the list's documents,
-// shared), each one's impact at the generation's norms (lexNorms.impact) and
-// its field mask, and the greatest impact. It is what the index stored before the norms
-// were computed at query time, now derived from the entries once per generation and term:
-// a build from scratch derives every term's, any other generation each term on its first
-// query (its norms differ from the generation it came from, so nothing can be carried over).
+// shared), each one's impact at the generation's norms (lexNorms.impact) and field mask, and
+// the greatest impact. The index used to store these; they are now derived from the entries
+// once per generation and term: a build from scratch derives every term's, a patched
+// generation each term's on its first query (its averages differ from the generation it
+// came from, so nothing can be carried over).
 type lexImpacts struct {
 	docs  []uint32
 	imps  []float32
