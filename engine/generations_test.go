@@ -73,7 +73,7 @@ func TestIncrementalGenerationsSameAsRebuild(t *testing.T) {
 		{Tenant: "default", User: "v", Scopes: []string{"dev"}},
 	}
 	r := rand.New(rand.NewPCG(20, 3))
-	compared, ops, shared, lexShared := 0, 0, 0, 0
+	compared, ops, shared, lexShared, patched := 0, 0, 0, 0, 0
 	// Deadlines no loaded host misses: a retriever that answers late makes a search partial,
 	// which is not what is compared here.
 	deadlines := map[string]time.Duration{}
@@ -215,10 +215,17 @@ func TestIncrementalGenerationsSameAsRebuild(t *testing.T) {
 				}
 			}
 			compared += len(got)
+			if !availOnly && cur.gen.Stats().LexicalPatched {
+				patched++
+			}
 		}
 		e.Close()
 	}
-	t.Logf("%d sequences, %d operations (%d availability-only, %d sharing the lexicon), %d rankings compared", seqs, ops, shared, lexShared, compared)
+	if patched == 0 {
+		t.Error("no change patched the lexical index")
+	}
+	t.Logf("%d sequences, %d operations (%d availability-only, %d sharing the lexicon, %d patching the lexical index), %d rankings compared",
+		seqs, ops, shared, lexShared, patched, compared)
 }
 
 // TestImportRepeatedNewIDSameError checks that an import naming a new id twice fails as it

@@ -75,14 +75,14 @@ type colView struct {
 	mu   sync.Mutex // serialises Snapshot calls (kelindar allows one at a time)
 	coll *column.Collection
 
-	rows     []row          // the rows, kept only while the view is built
+	rows     []row          // the rows
 	n        int            // number of rows
 	osNames  []string       // distinct os names, sorted
 	tenants  []string       // distinct tenant names (other than "*"), sorted
 	acls     []registry.ACL // effective-ACL classes; row.acl indexes this
 	schema   uint64         // hash of column and index names
-	content  uint64         // hash of every row value
 	restored bool
+	byName   map[string]colIndex // the bitmap indexes by name, while the filter is built
 }
 
 func joinSorted(list []string) string {
@@ -155,7 +155,11 @@ func (v *colView) prepareRows(snap *registry.Snapshot) {
 		h.Write([]byte{0})
 	}
 	v.schema = h.Sum64()
-	h.Reset()
+}
+
+// contentHash is the fingerprint of every row value (ColumnSnapshot, restore).
+func (v *colView) contentHash() uint64 {
+	h := fnv.New64a()
 	var num [8]byte
 	for _, r := range v.rows {
 		for _, s := range [...]string{r.id, r.typ, r.pack, r.capType, r.domain, r.se, r.risk, r.status, r.os, r.tenants} {
@@ -167,7 +171,7 @@ func (v *colView) prepareRows(snap *registry.Snapshot) {
 			h.Write(num[:])
 		}
 	}
-	v.content = h.Sum64()
+	return h.Sum64()
 }
 
 func b2i(b bool) int {
@@ -228,29 +232,8 @@ func (v *colView) newCollection(capacity int) (*column.Collection, error) {
 	for _, x := range cols {
 		errs = append(errs, c.CreateColumn(x.name, x.col))
 	}
-	idx := func(name, col string, fn func(r column.Reader) bool) {
-		errs = append(errs, c.CreateIndex(name, col, fn))
-	}
-	idx(ixOffline, colStatus, func(r column.Reader) bool { return r.String() == string(registry.StatusOffline) })
-	idx(ixDeprecated, colStatus, func(r column.Reader) bool { return r.String() == string(registry.StatusDeprecated) })
-	idx(ixEnabled, colEnabled, func(r column.Reader) bool { return r.Bool() })
-	idx(ixOSAny, colOS, func(r column.Reader) bool { return r.String() == "" })
-	idx(ixTenantAll, colTenants, func(r column.Reader) bool { s := r.String(); return s == "" || listHas(s, "*") })
-	idx(ixConfirm, colConfirm, func(r column.Reader) bool { return r.Bool() })
-	for _, t := range []registry.ResourceType{registry.TypePack, registry.TypeAction, registry.TypeRecipe} {
-		idx(ixType(t), colType, func(r column.Reader) bool { return r.String() == string(t) })
-	}
-	for l := 0; l <= 3; l++ {
-		idx(ixSELE(l), colSERank, func(r column.Reader) bool { return r.Int() <= l })
-	}
-	for _, o := range v.osNames {
-		idx(ixOS(o), colOS, func(r column.Reader) bool { return listHas(r.String(), o) })
-	}
-	for _, t := range v.tenants {
-		idx(ixTenant(t), colTenants, func(r column.Reader) bool { return listHas(r.String(), t) })
-	}
-	for k := range v.acls {
-		idx(ixACL(k), colACL, func(r column.Reader) bool { return r.Int() == k })
+	for _, ix := range v.indexes() {
+		errs = append(errs, c.CreateIndex(ix.name, ix.col, func(r column.Reader) bool { return ix.fromColumn(r) }))
 	}
 	if err := errors.Join(errs...); err != nil {
 		c.Close()
@@ -259,35 +242,44 @@ func (v *colView) newCollection(capacity int) (*column.Collection, error) {
 	return c, nil
 }
 
-// buildColumns fills g.cols: restored from snapBytes when they match, rebuilt otherwise.
+// buildColumns fills g.cols: the rows, and the collection restored from snapBytes when they
+// match. A collection not restored is built when first needed (ColumnSnapshot, collection):
+// the pre-filter reads the rows (buildFilter), so a generation that is never snapshotted
+// (every one a registry change makes, but the last before Close) never builds one.
 func (g *Generation) buildColumns(snapBytes []byte) error {
 	v := g.cols
 	v.prepareRows(g.snap)
 	if len(snapBytes) > 0 {
 		coll, err := v.restore(snapBytes, g.snap.Generation)
 		if err == nil {
+			// Only the vacuum goroutine stops: the collection stays readable and snapshottable.
+			coll.Close()
 			v.coll, v.restored = coll, true
 		} else {
 			g.log.Info("index: column snapshot not used, rebuilding", "err", err)
 		}
 	}
-	if v.coll == nil {
-		coll, err := v.newCollection(len(v.rows))
-		if err != nil {
-			return fmt.Errorf("index: column view: %w", err)
-		}
-		if err := v.insertRows(coll); err != nil {
-			coll.Close()
-			return fmt.Errorf("index: column view: %w", err)
-		}
-		v.coll = coll
-	}
-	// Only the vacuum goroutine stops: the collection stays readable and snapshottable.
-	v.coll.Close()
 	g.stats.ColumnRestored = v.restored
-	err := g.buildFilter()
-	v.rows = nil
-	return err
+	return g.buildFilter()
+}
+
+// collection returns the kelindar collection of the view, building it on first use. The
+// caller holds v.mu.
+func (v *colView) collection() (*column.Collection, error) {
+	if v.coll != nil {
+		return v.coll, nil
+	}
+	coll, err := v.newCollection(len(v.rows))
+	if err != nil {
+		return nil, fmt.Errorf("index: column view: %w", err)
+	}
+	if err := v.insertRows(coll); err != nil {
+		coll.Close()
+		return nil, fmt.Errorf("index: column view: %w", err)
+	}
+	coll.Close() // only the vacuum goroutine stops
+	v.coll = coll
+	return coll, nil
 }
 
 func (v *colView) insertRows(coll *column.Collection) error {
@@ -333,17 +325,21 @@ func (g *Generation) ColumnSnapshot(w io.Writer) error {
 	v := g.cols
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	coll, err := v.collection()
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrColumnSnapshot, err)
+	}
 	var hdr []byte
 	hdr = append(hdr, colMagic[:]...)
 	hdr = binary.AppendUvarint(hdr, colFormat)
 	hdr = binary.AppendUvarint(hdr, g.snap.Generation)
 	hdr = binary.AppendUvarint(hdr, uint64(v.n))
 	hdr = binary.LittleEndian.AppendUint64(hdr, v.schema)
-	hdr = binary.LittleEndian.AppendUint64(hdr, v.content)
+	hdr = binary.LittleEndian.AppendUint64(hdr, v.contentHash())
 	if _, err := w.Write(hdr); err != nil {
 		return fmt.Errorf("%w: %w", ErrColumnSnapshot, err)
 	}
-	if err := v.coll.Snapshot(w); err != nil {
+	if err := coll.Snapshot(w); err != nil {
 		return fmt.Errorf("%w: %w", ErrColumnSnapshot, err)
 	}
 	return nil
@@ -382,7 +378,7 @@ func (v *colView) restore(b []byte, gen uint64) (coll *column.Collection, err er
 		return nil, fmt.Errorf("%w: format %d", errColumnMismatch, format)
 	case sgen != gen:
 		return nil, fmt.Errorf("%w: registry generation %d, want %d", errColumnMismatch, sgen, gen)
-	case n != uint64(len(v.rows)) || schema != v.schema || content != v.content:
+	case n != uint64(len(v.rows)) || schema != v.schema || content != v.contentHash():
 		return nil, fmt.Errorf("%w: rows changed", errColumnMismatch)
 	}
 	c, err := v.newCollection(len(v.rows))
@@ -432,9 +428,36 @@ func (v *colView) check(coll *column.Collection) error {
 	return bad
 }
 
-// forEach calls fn with every docID in a bitmap index of the view, in order.
+// forEach calls fn with every docID in a bitmap index of the view, in order, read from the
+// rows (colIndex.fromRow); forEachColumn reads the same from the collection.
 func (v *colView) forEach(index string, fn func(uint32)) {
-	v.coll.Query(func(txn *column.Txn) error {
+	if v.byName == nil {
+		v.byName = map[string]colIndex{}
+		for _, ix := range v.indexes() {
+			v.byName[ix.name] = ix
+		}
+	}
+	ix, ok := v.byName[index]
+	if !ok {
+		return
+	}
+	for i := range v.rows {
+		if ix.fromRow(&v.rows[i]) {
+			fn(uint32(i))
+		}
+	}
+}
+
+// forEachColumn is forEach read from the collection's bitmap index (building it): the
+// reference forEach is checked against (TestColumnFilterFromRows).
+func (v *colView) forEachColumn(index string, fn func(uint32)) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	coll, err := v.collection()
+	if err != nil {
+		return err
+	}
+	return coll.Query(func(txn *column.Txn) error {
 		return txn.With(index).Range(fn)
 	})
 }

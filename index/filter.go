@@ -205,6 +205,7 @@ func (g *Generation) buildFilter() error {
 		f.acl[k] = get(ixACL(k))
 	}
 	f.cache = make(map[string]dense)
+	v.byName = nil
 	return nil
 }
 

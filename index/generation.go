@@ -96,6 +96,9 @@ type BuildStats struct {
 	ColumnRestored bool
 	// Terms is the number of distinct lexical terms; Postings the number of (term, doc) pairs.
 	Terms, Postings int
+	// LexicalPatched is true when the lexical index was patched from Options.Reuse's (a text
+	// change that kept every docID) rather than assembled.
+	LexicalPatched bool
 }
 
 // Build indexes snap. The snapshot (and its capabilities) must not change afterwards. Build

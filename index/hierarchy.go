@@ -142,13 +142,13 @@ func (g *Generation) retrieveHierarchy(q *Query, allow *roaring.Bitmap, limit in
 		if nterms >= maxQueryTerms {
 			break
 		}
-		id, found := g.lex.dict[w]
+		id, found := g.lex.termID(w)
 		if !found || containsU32(s.ids, id) {
 			continue
 		}
 		s.ids = append(s.ids, id)
 		nterms++
-		docs, _, _ := g.lex.list(id)
+		docs, _ := g.lex.list(id)
 		for i := seek(docs, 0, uint32(lo)); i < len(docs) && docs[i] < uint32(hi); i++ {
 			if acc[docs[i]] == 0 {
 				s.docs = append(s.docs, docs[i])

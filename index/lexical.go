@@ -52,17 +52,32 @@ const (
 // maskConcept marks a lexical candidate matched through concept expansion.
 const maskConcept = 1 << 15
 
-// lexIndex is the BM25F index: one posting list per term in a shared arena, each posting a
-// docID, a precomputed impact (weighted, length-normalised, saturated term frequency, idf not
-// included) and the bits of the fields the term occurs in.
+// lexIndex is the BM25F index. Every term has one list in a shared arena: its postings,
+// one per document it occurs in (the documents ascending), and its entries, one per
+// (document, field), the posting's entries consecutive in field order (ftfField, ftfMore):
+// the field and the term's frequency in it. The scores are computed from these integers,
+// the documents' field lengths and the collection's sums of them (lexNorms), so that
+// nothing stored depends on another document than its own but the norms, df and idf (see
+// lexical_score.go: a score does not depend on term ids or on the order terms are summed in).
 type lexIndex struct {
-	dict   map[string]uint32
-	off    []uint32 // term t's postings are [off[t], off[t+1])
-	docs   []uint32
-	imps   []float32
-	masks  []uint16
-	idf    []float32
-	maxImp []float32
+	dict map[string]uint32
+	// more holds the terms new since the arena was built, patch the lists of the terms
+	// changed since (lexical_patch.go), patched the postings patch holds; nil and 0 in a
+	// generation built from scratch
+	more    map[string]uint32
+	patch   map[uint32]lexList
+	patched int
+	off     []uint32 // term t's postings are docs[off[t]:off[t+1]], unless patch holds t
+	docs    []uint32 // posting's document
+	eoff    []uint32 // term t's entries are ftf[eoff[t]:eoff[t+1]], unless patch holds t
+	ftf     []uint32 // entry's field<<ftfField | term frequency in the field, | ftfMore
+	df      []uint32 // documents per term
+	idf     []float32
+	// cache holds the terms' lists as the scorer reads them (impacts)
+	cache lexImpactCache
+
+	// norms are the field lengths and the length normalisation
+	norms lexNorms
 
 	// params are the parameters the index was built with
 	params LexicalParams
@@ -72,9 +87,16 @@ type lexIndex struct {
 	concepts []atomic.Pointer[[]uint32]
 }
 
-func (x *lexIndex) list(t uint32) ([]uint32, []float32, []uint16) {
+// list returns term t's postings (documents) and entries.
+func (x *lexIndex) list(t uint32) ([]uint32, []uint32) {
+	if x.patch != nil {
+		if l, ok := x.patch[t]; ok {
+			return l.docs, l.ftf
+		}
+	}
 	a, b := x.off[t], x.off[t+1]
-	return x.docs[a:b:b], x.imps[a:b:b], x.masks[a:b:b]
+	c, d := x.eoff[t], x.eoff[t+1]
+	return x.docs[a:b:b], x.ftf[c:d:d]
 }
 
 // fieldTexts calls fn with every text of c per lexical field.
@@ -249,6 +271,9 @@ func (ld *lexDoc) analyze(c *registry.Capability) {
 const lexChunk = 1024
 
 func (g *Generation) buildLexical(ctx context.Context) error {
+	if g.canPatch() {
+		return g.patchLexical(ctx)
+	}
 	x := &g.lex
 	x.params = currentLexicalParams()
 	x.concepts = make([]atomic.Pointer[[]uint32], text.DefaultLexicon().Len())
@@ -369,75 +394,60 @@ func (g *Generation) buildLexical(ctx context.Context) error {
 	}
 	docStart[g.n] = uint32(len(entries))
 
-	var avg [numFields]float32
-	for f := range numFields {
-		var sum, cnt float64
-		for d := range g.n {
-			if l := flen[d*numFields+f]; l > 0 {
-				sum += float64(l)
-				cnt++
-			}
-		}
-		if cnt > 0 {
-			avg[f] = float32(sum / cnt)
-		}
-	}
-
+	x.norms.init(flen, x.params)
 	nt := len(df)
-	x.off = make([]uint32, nt+1)
-	for t := range nt {
-		x.off[t+1] = x.off[t] + df[t]
-	}
-	total := int(x.off[nt])
-	x.docs = make([]uint32, total)
-	x.imps = make([]float32, total)
-	x.masks = make([]uint16, total)
+	x.df = df
 	x.idf = make([]float32, nt)
-	x.maxImp = make([]float32, nt)
-	fill := slices.Clone(x.off[:nt])
-	k1 := float32(x.params.K1)
-	var fieldB [numFields]float32
-	for f := range numFields {
-		switch f {
-		case fTitle, fAliases, fID:
-			fieldB[f] = float32(x.params.BName)
-		case fSummary:
-			fieldB[f] = float32(x.params.BSummary)
-		default:
-			fieldB[f] = float32(x.params.BOther)
-		}
-	}
-	N := float64(g.n)
 	for t := range nt {
-		x.idf[t] = float32(math.Log(1 + (N-float64(df[t])+0.5)/(float64(df[t])+0.5)))
+		x.idf[t] = lexIDF(g.n, df[t])
 	}
+	// postings and entries per term, then the lists in document order
+	x.off, x.eoff = make([]uint32, nt+1), make([]uint32, nt+1)
+	for t, n := range df {
+		x.off[t+1] = x.off[t] + n
+	}
+	for _, e := range entries {
+		x.eoff[e.term+1]++
+	}
+	for t := range nt {
+		x.eoff[t+1] += x.eoff[t]
+	}
+	x.docs = make([]uint32, x.off[nt])
+	x.ftf = make([]uint32, x.eoff[nt])
+	fill, efill := slices.Clone(x.off[:nt]), slices.Clone(x.eoff[:nt])
 	for d := range g.n {
 		de := entries[docStart[d]:docStart[d+1]]
-		for i := 0; i < len(de); {
-			t := de[i].term
-			var wtf float32
-			var mask uint16
-			for ; i < len(de) && de[i].term == t; i++ {
-				f := de[i].field
-				norm := float32(1)
-				if avg[f] > 0 {
-					b := fieldB[f]
-					norm = 1 - b + b*float32(flen[d*numFields+int(f)])/avg[f]
-				}
-				wtf += fieldWeights[f] * float32(de[i].tf) / norm
-				mask |= 1 << f
+		for i, e := range de {
+			if i == 0 || de[i-1].term != e.term {
+				x.docs[fill[e.term]] = uint32(d)
+				fill[e.term]++
 			}
-			imp := wtf * (k1 + 1) / (k1 + wtf)
-			p := fill[t]
-			fill[t]++
-			x.docs[p], x.imps[p], x.masks[p] = uint32(d), imp, mask
-			if imp > x.maxImp[t] {
-				x.maxImp[t] = imp
+			p := efill[e.term]
+			efill[e.term]++
+			x.ftf[p] = uint32(e.field)<<ftfField | uint32(e.tf)
+			if i+1 < len(de) && de[i+1].term == e.term {
+				x.ftf[p] |= ftfMore
 			}
 		}
 	}
-	g.stats.Terms, g.stats.Postings = nt, total
+	// a generation built from scratch derives every term's impacts now (in parallel), as
+	// the index used to store them
+	x.cache = make(lexImpactCache, nt)
+	if err := parallelFor(ctx, 0, nt, func(t int) { x.cache[t].Store(x.deriveImpacts(uint32(t))) }); err != nil {
+		return err
+	}
+	g.stats.Terms = nt
+	g.stats.Postings = 0
+	for _, n := range df {
+		g.stats.Postings += int(n)
+	}
 	return nil
+}
+
+// lexIDF is BM25's idf of a term in df of n documents.
+func lexIDF(n int, df uint32) float32 {
+	N, f := float64(n), float64(df)
+	return float32(math.Log(1 + (N-f+0.5)/(f+0.5)))
 }
 
 // queryTerms returns the analysed terms of q.
@@ -476,7 +486,7 @@ func (g *Generation) conceptTermsOf(c int32) []uint32 {
 					continue
 				}
 			}
-			if id, ok := x.dict[t]; ok && !slices.Contains(ids, id) {
+			if id, ok := x.termID(t); ok && !slices.Contains(ids, id) {
 				ids = append(ids, id)
 			}
 		}
@@ -557,7 +567,7 @@ func (g *Generation) retrieveLexical(q *Query, allow *roaring.Bitmap, limit int)
 		return nil
 	}
 	bits := s.allowBits(allow, g.n)
-	hits := hitsOf(scoreLexical(s, bits, g.n, limit), lexNames)
+	hits := lexHits(scoreLexical(s, bits, g.n, limit), s.lterms[0].scale)
 	hits = g.liftClauses(s, q.Text, bits, hits, limit)
 	if cap(s.lacc) > maxLexAcc { // do not keep huge buffers alive
 		s.lacc = nil
@@ -565,41 +575,53 @@ func (g *Generation) retrieveLexical(q *Query, allow *roaring.Bitmap, limit int)
 	return hits
 }
 
-// lexQuery fills s.terms (and s.tids) with the lexical terms of a query: its terms that
-// occur in the index, weight 1, then the terms its concepts expand to, weight
-// conceptWeight, each bounded by its count limit. It reports whether there is any.
+// lexQuery fills s.lterms (and s.tids) with the lexical terms of a query: its terms that
+// occur in the index, weight 1, in the order they first occur in the query, then the terms
+// its concepts expand to, weight conceptWeight, in the concepts' order, each bounded by its
+// count limit (the terms of highest idf are kept). Nothing of it depends on term ids. It
+// reports whether there is any.
 func (g *Generation) lexQuery(s *scratch, terms []string, concepts []int32) bool {
 	x := &g.lex
 	ids := s.tids[:0]
+	s.lterms = s.lterms[:0]
 	for _, t := range terms {
-		if id, ok := x.dict[t]; ok {
+		if id, ok := x.termID(t); ok && !slices.Contains(ids, id) {
 			ids = append(ids, id)
+			s.lterms = append(s.lterms, g.lexTerm(id, 1, 0))
 		}
 	}
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	s.terms = s.terms[:0]
-	for _, id := range ids {
-		s.terms = append(s.terms, g.lexTerm(id, 1, 0))
+	if len(s.lterms) > maxQueryTerms {
+		s.lterms = keepStrongest(s.lterms, maxQueryTerms)
 	}
-	if len(s.terms) > maxQueryTerms {
-		s.terms = keepStrongest(s.terms, maxQueryTerms)
-	}
-	nq, nids := len(s.terms), len(ids)
+	nq, nids := len(s.lterms), len(ids)
+	sorted := append(s.ids[:0], ids...)
+	slices.Sort(sorted)
+	s.ids = sorted
 	for _, c := range concepts {
 		for _, id := range g.conceptTermsOf(c) {
-			if _, found := slices.BinarySearch(ids[:nids], id); found || slices.Contains(ids[nids:], id) {
+			if _, found := slices.BinarySearch(sorted, id); found || slices.Contains(ids[nids:], id) {
 				continue
 			}
 			ids = append(ids, id)
-			s.terms = append(s.terms, g.lexTerm(id, conceptWeight, maskConcept))
+			s.lterms = append(s.lterms, g.lexTerm(id, conceptWeight, maskConcept))
 		}
 	}
 	s.tids = ids
-	if len(s.terms)-nq > maxConceptTerms {
-		s.terms = append(s.terms[:nq], keepStrongest(s.terms[nq:], maxConceptTerms)...)
+	if len(s.lterms)-nq > maxConceptTerms {
+		s.lterms = append(s.lterms[:nq], keepStrongest(s.lterms[nq:], maxConceptTerms)...)
 	}
-	return len(s.terms) > 0
+	if len(s.lterms) == 0 {
+		return false
+	}
+	z := &x.norms
+	scale := lexScale(termsWeight(s.lterms), z.kp1)
+	for i := range s.lterms {
+		t := &s.lterms[i]
+		t.scale = scale
+		// the greatest contribution
+		t.ub = uint32(float32(t.w*t.max) * scale)
+	}
+	return true
 }
 
 // liftClauses serves a query of several clauses (text.Clauses: "Book a hotel in Paris.
@@ -620,13 +642,10 @@ func (g *Generation) liftClauses(s *scratch, txt string, bits []uint64, hits []H
 	if len(clauses) < 2 {
 		return hits
 	}
-	top, whole := hits[0].Score, termsWeight(s.terms)
-	// the whole query's terms in the order scoreLexical summed them, to score a clause's
-	// best document that hits lack exactly as the unlimited answer would hold it
-	wt := s.wterms[:0]
-	for _, i := range s.order {
-		wt = append(wt, s.terms[i])
-	}
+	top, whole := hits[0].Score, termsWeight(s.lterms)
+	// the whole query's terms, to score a clause's best document that hits lack exactly
+	// as the unlimited answer would hold it
+	wt := append(s.wterms[:0], s.lterms...)
 	s.wterms = wt
 	var lifted []uint32
 	for _, c := range clauses {
@@ -644,12 +663,12 @@ func (g *Generation) liftClauses(s *scratch, txt string, bits []uint64, hits []H
 		i := slices.IndexFunc(hits, func(h Hit) bool { return h.Doc == d.doc })
 		if i < 0 {
 			sc, mask := lexScoreOf(wt, d.doc)
-			hits = append(hits, Hit{Doc: d.doc, Score: float64(sc), Matched: lexNames(mask)})
+			hits = append(hits, Hit{Doc: d.doc, Score: float64(sc) / float64(wt[0].scale), Matched: lexNames(mask)})
 			i = len(hits) - 1
 		}
 		lift := p.ClauseLift
 		if p.ClauseMass > 0 && whole > 0 {
-			lift *= min(1, termsWeight(s.terms)/whole/p.ClauseMass)
+			lift *= min(1, termsWeight(s.lterms)/whole/p.ClauseMass)
 		}
 		hits[i].Score += lift * (top - hits[i].Score)
 	}
@@ -668,15 +687,13 @@ func (g *Generation) liftClauses(s *scratch, txt string, bits []uint64, hits []H
 	return hits[:min(len(hits), limit)]
 }
 
-// lexScoreOf is the score and match mask of document d over the terms ts, summed in their
-// order as scoreLexical sums them.
-func lexScoreOf(ts []qterm, d uint32) (float32, uint32) {
-	var sc float32
-	var mask uint32
+// lexScoreOf is the fixed-point score and match mask of document d over the terms ts.
+func lexScoreOf(ts []lterm, d uint32) (uint32, uint32) {
+	var sc, mask uint32
 	for i := range ts {
 		t := &ts[i]
 		if p, ok := slices.BinarySearch(t.docs, d); ok {
-			sc += t.w * t.imps[p]
+			sc += t.contrib(p)
 			mask |= t.flag | uint32(t.masks[p])
 		}
 	}
@@ -684,8 +701,8 @@ func lexScoreOf(ts []qterm, d uint32) (float32, uint32) {
 }
 
 // termsWeight is the weight of a lexical query: the sum of its terms' weights (idf, times
-// conceptWeight for a concept's).
-func termsWeight(ts []qterm) float64 {
+// conceptWeight for a concept's), in their order.
+func termsWeight(ts []lterm) float64 {
 	var w float64
 	for _, t := range ts {
 		w += float64(t.w)
@@ -693,25 +710,36 @@ func termsWeight(ts []qterm) float64 {
 	return w
 }
 
-func (g *Generation) lexTerm(id uint32, weight float32, flag uint32) qterm {
+func (g *Generation) lexTerm(id uint32, weight float32, flag uint32) lterm {
 	x := &g.lex
-	docs, imps, masks := x.list(id)
-	w := x.idf[id] * weight
-	return qterm{docs: docs, imps: imps, masks: masks, w: w, ub: w * x.maxImp[id], flag: flag}
+	li := x.impacts(id)
+	return lterm{docs: li.docs, imps: li.imps, masks: li.masks, max: li.max, w: x.idf[id] * weight, flag: flag}
 }
 
-// keepStrongest keeps the k terms with the highest upper bound.
-func keepStrongest(t []qterm, k int) []qterm {
-	slices.SortFunc(t, func(a, b qterm) int {
+// keepStrongest keeps the k terms of the highest weight (idf), the earlier at equal weights.
+func keepStrongest(t []lterm, k int) []lterm {
+	slices.SortStableFunc(t, func(a, b lterm) int {
 		switch {
-		case a.ub > b.ub:
+		case a.w > b.w:
 			return -1
-		case a.ub < b.ub:
+		case a.w < b.w:
 			return 1
 		}
 		return 0
 	})
 	return t[:k]
+}
+
+// lexHits converts the best lexical candidates to hits, their scores out of fixed point.
+func lexHits(cs []lcand, scale float32) []Hit {
+	if len(cs) == 0 {
+		return nil
+	}
+	hits := make([]Hit, len(cs))
+	for i, c := range cs {
+		hits[i] = Hit{Doc: c.doc, Score: float64(c.score) / float64(scale), Matched: lexNames(c.mask)}
+	}
+	return hits
 }
 
 // lexNames names the fields of a lexical match mask.

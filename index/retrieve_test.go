@@ -236,9 +236,12 @@ func exhaustiveLexical(g *Generation, q *Query) map[uint32]float32 {
 	terms := queryTerms(q)
 	var seen []uint32
 	add := func(id uint32, w float32) {
-		docs, imps, _ := x.list(id)
-		for i, d := range docs {
-			scores[d] += x.idf[id] * w * imps[i]
+		docs, ftf := x.list(id)
+		e := 0
+		for _, d := range docs {
+			var imp float32
+			imp, _, e = x.norms.impact(d, ftf, e)
+			scores[d] += x.idf[id] * w * imp
 		}
 	}
 	for _, t := range terms {

@@ -4,9 +4,6 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 )
 
-// boundSlack inflates upper bounds so float32 rounding never prunes a document that ties.
-const boundSlack = 1.0001
-
 // allowBits returns allow as a dense bitset over [0, n) in s's buffer (nil when allow is
 // nil or holds every doc of [0, n): everything allowed). Bits of allow at or above n are
 // ignored.

@@ -104,8 +104,6 @@ func (t *topN) best() []cand {
 // scratch is the per-call working memory of a retriever, recycled through scratchPool.
 type scratch struct {
 	top       topN
-	terms     []qterm
-	cum       []float32
 	acc       []float32 // dense per-doc accumulator, zero between uses
 	seen      []uint32  // dense per-doc marks, zero between uses
 	docs      []uint32  // touched docs
@@ -117,11 +115,13 @@ type scratch struct {
 	order     []int32  // terms by upper bound
 	keys64    []uint64 // sort keys of order, then of the lexical answer
 	lacc      []lexAcc // lexical: dense per-doc accumulators, zero between uses
-	best      []cand   // lexical: the answer
+	lterms    []lterm  // lexical: the terms of a query
+	lcum      []uint32 // lexical: the sums of the remaining terms' bounds
+	lbest     []lcand  // lexical: the answer
 	concepts  []int32  // lexical: concept ids of a query
 	cterms    []string // lexical: terms of a clause (liftClauses)
 	cconcepts []int32  // lexical: concept ids of a clause
-	wterms    []qterm  // lexical: the whole query's terms while its clauses are scored
+	wterms    []lterm  // lexical: the whole query's terms while its clauses are scored
 }
 
 // dense returns the zeroed accumulators sized for n docs.
@@ -140,16 +140,6 @@ func (s *scratch) clearTouched() {
 		s.seen[d] = 0
 	}
 	s.docs = s.docs[:0]
-}
-
-// qterm is one query term over a posting list.
-type qterm struct {
-	docs  []uint32
-	imps  []float32 // impact per posting
-	masks []uint16  // field bits per posting; nil when the index has none
-	w     float32   // query-side weight (idf × term weight, or the query vector's value)
-	ub    float32   // upper bound of w × impact over the list (≥ 0)
-	flag  uint32    // bits OR-ed into the candidate's mask when this term matches
 }
 
 // seek returns the first position ≥ pos whose doc is ≥ target (galloping, then binary search).
