@@ -675,15 +675,7 @@ func (g *Generation) liftClauses(s *scratch, txt string, bits []uint64, hits []H
 	if len(lifted) == 0 {
 		return hits
 	}
-	slices.SortStableFunc(hits, func(a, b Hit) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return int(a.Doc) - int(b.Doc)
-	})
+	sortHits(hits)
 	return hits[:min(len(hits), limit)]
 }
 

@@ -97,14 +97,6 @@ func (g *Generation) clauseBest(q *Query, allow *roaring.Bitmap, hits []Hit, lim
 	if !changed {
 		return hits
 	}
-	slices.SortStableFunc(hits, func(a, b Hit) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return int(a.Doc) - int(b.Doc)
-	})
+	sortHits(hits)
 	return hits[:min(len(hits), limit)]
 }

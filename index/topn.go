@@ -199,3 +199,17 @@ func (t *nameTable) of(mask uint32) []string {
 	t.cache.Store(mask, out)
 	return out
 }
+
+// sortHits orders hits best first, equal scores by docID: the order of a retriever's answer
+// after a pass that raised some scores (the clause lifts).
+func sortHits(hits []Hit) {
+	slices.SortStableFunc(hits, func(a, b Hit) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return int(a.Doc) - int(b.Doc)
+	})
+}
