@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -256,6 +257,14 @@ var negativesPaths = []string{"../testdata/eval/negatives_en.jsonl", "../testdat
 
 const offTopicMinNoMatch = 0.9
 
+// fmtShare prints a share of the calibration report (a pointer: nil when nothing counted).
+func fmtShare(p *float64) string {
+	if p == nil {
+		return "none"
+	}
+	return fmt.Sprint(*p)
+}
+
 // TestOffTopicNoMatch checks that requests the built-in registry cannot serve (poems,
 // trivia, recipes, chit-chat, other services) come back no_confident_match, in each
 // language, and never confident on a high-risk action.
@@ -271,7 +280,7 @@ func TestOffTopicNoMatch(t *testing.T) {
 			t.Fatal(err)
 		}
 		if r.Calibration.NoMatch == nil || *r.Calibration.NoMatch < offTopicMinNoMatch {
-			t.Errorf("%s: no_confident_match share %v, want ≥ %v", p, r.Calibration.NoMatch, offTopicMinNoMatch)
+			t.Errorf("%s: no_confident_match share %s, want ≥ %v", p, fmtShare(r.Calibration.NoMatch), offTopicMinNoMatch)
 		}
 		if *r.Calibration.Confident > 0.02 {
 			t.Errorf("%s: confident share %v, want ≤ 0.02", p, *r.Calibration.Confident)
@@ -298,7 +307,7 @@ func TestOffTopicHoldout(t *testing.T) {
 		t.Fatal(err)
 	}
 	if r.Calibration.NoMatch == nil || *r.Calibration.NoMatch < offTopicMinNoMatch {
-		t.Errorf("no_confident_match share %v, want ≥ %v", r.Calibration.NoMatch, offTopicMinNoMatch)
+		t.Errorf("no_confident_match share %s, want ≥ %v", fmtShare(r.Calibration.NoMatch), offTopicMinNoMatch)
 	}
 	if *r.Calibration.Confident > 0.05 {
 		t.Errorf("confident share %v, want ≤ 0.05", *r.Calibration.Confident)
