@@ -42,7 +42,8 @@ func currentSemanticParams() SemanticParams {
 }
 
 // clauseCands is how many candidates the sparse retriever completes through the forward
-// postings when it is asked for one document (semanticSparse): a clause's best. The
+// postings when clauseBest asks it for a clause's best document (semanticSparseCands; a
+// search asking for one document is completed as usual, semanticSparse). The
 // default max(semCandsPerHit×limit, semCommonCands) would complete 96 for every clause;
 // 16 halve what the clauses cost on seal_tools (whose long requests take that path), and
 // the fused rankings of the public sets stay within 0.001 nDCG@5 of 96 (bench/report/q17.md).
@@ -79,7 +80,7 @@ func (g *Generation) clauseBest(q *Query, allow *roaring.Bitmap, hits []Hit, lim
 		if i == longest {
 			continue
 		}
-		best := g.semanticSparse(&Query{Text: c}, allow, 1)
+		best := g.semanticSparseCands(&Query{Text: c}, allow, 1, clauseCands)
 		if len(best) == 0 {
 			continue
 		}

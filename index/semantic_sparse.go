@@ -381,6 +381,12 @@ type semTerm struct {
 // matching feature; integer multiply-adds cost a quarter of the float ones, whose int8 to
 // float conversions dominated (in a micro-benchmark of the forward postings).
 func (g *Generation) semanticSparse(q *Query, allow *roaring.Bitmap, limit int) []Hit {
+	return g.semanticSparseCands(q, allow, limit, max(semCandsPerHit*limit, semCommonCands))
+}
+
+// semanticSparseCands is semanticSparse completing at most cands candidates through the
+// forward postings when it takes that path (clauseBest asks for fewer, clauseCands).
+func (g *Generation) semanticSparseCands(q *Query, allow *roaring.Bitmap, limit, cands int) []Hit {
 	x := &g.sem
 	st := semScratchPool.Get().(*semScratch)
 	defer semScratchPool.Put(st)
@@ -425,10 +431,6 @@ func (g *Generation) semanticSparse(q *Query, allow *roaring.Bitmap, limit int) 
 	}
 	st.common, st.rare = common, rare
 	s.top.reset(limit)
-	cands := max(semCandsPerHit*limit, semCommonCands)
-	if limit == 1 {
-		cands = clauseCands // a clause's best document (clauseBest)
-	}
 	switch {
 	case commonPostings > x.completionCost(g.n, cands):
 		x.forward(st, bits, &s.top, step, cands)
