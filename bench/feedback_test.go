@@ -15,7 +15,7 @@ import (
 )
 
 // feedbackWeights are the history weights the -feedback-tune sweep tries: the lexical
-// retriever's 1.2 (the default, rank.DefaultWeights) and 2.
+// retriever's 1.2 (the default before fb17) and 2.0 (the default, rank.DefaultWeights).
 var feedbackWeights = []float64{1.2, 2.0}
 
 var feedbackTune = flag.Bool("feedback-tune", false, "TestFeedbackWarmCold: also sweep the history weight and the least similarity, and choose them leave-one-set-out")
