@@ -674,17 +674,35 @@ func (a *analysis) setUpObject(m *match) bool {
 	return false
 }
 
-// fieldLabel reports whether m labels a value the user supplies after a colon ("verify
-// this fapiao: code 044031900111, number 12345678"): one word, after a colon, followed in
-// its clause by a number. The label names an argument, not what the request is about.
+// fieldLabel reports whether m labels a value the user supplies in a list of fields after a
+// colon ("verify this fapiao: code 044031900111, number 12345678"): one word followed in its
+// clause by a number, opening a clause that a colon opens, or that a comma opens right after
+// another such label and value. The label names an argument, not what the request is
+// about; a colon elsewhere in the text ("Note: this is urgent. Verify invoice 2024") does
+// not make one.
 func (a *analysis) fieldLabel(m *match) bool {
-	if m.j-m.i != 1 || m.j >= len(a.toks) || a.toks[m.i].cjk || a.clause[m.j] != a.clause[m.i] {
+	return m.j-m.i == 1 && a.labelAt(m.i)
+}
+
+// labelAt reports whether token i opens a field of a list after a colon (see fieldLabel).
+func (a *analysis) labelAt(i int) bool {
+	if i == 0 || i+1 >= len(a.toks) || a.toks[i].cjk || a.clause[i-1] == a.clause[i] ||
+		a.clause[i+1] != a.clause[i] || !isNumber(a.toks[i+1].word) {
 		return false
 	}
-	if !isNumber(a.toks[m.j].word) {
+	gap := a.s[a.toks[i-1].end:a.toks[i].start]
+	if strings.ContainsAny(gap, ":：") {
+		return true
+	}
+	// a later field: the clause before is one label and its value
+	if !strings.ContainsAny(gap, ",，、;；") {
 		return false
 	}
-	return strings.ContainsAny(a.s[:a.toks[m.i].start], ":：")
+	p := i - 1
+	for p > 0 && a.clause[p-1] == a.clause[i-1] {
+		p--
+	}
+	return p+1 == i-1 && a.labelAt(p)
 }
 
 // isNumber reports whether w is all digits.

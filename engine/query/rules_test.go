@@ -496,6 +496,11 @@ func TestFieldLabelNamesNoEntity(t *testing.T) {
 		{"verify this invoice: code 044031900111, number 12345678", []string{"invoice"}, []string{"code"}},
 		{"search the code 404 handler", []string{"code"}, nil},
 		{"verify the invoice code 044031900111", []string{"invoice", "code"}, nil},
+		// a colon elsewhere does not make a label (the review of q18 found these)
+		{"Note: this is urgent. Verify invoice 2024 please", []string{"invoice"}, nil},
+		{"urgent: verify invoice 2024", []string{"invoice"}, nil},
+		// a later field of the list after the colon is a label too
+		{"verify this: number 12345678, code 044031900111", nil, []string{"code"}},
 	} {
 		p, err := Rules{}.Normalize(context.Background(), tt.query, lex)
 		if err != nil {
