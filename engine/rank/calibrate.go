@@ -118,7 +118,7 @@ func SampleOf(cands []Candidate, s Signals, expected registry.Resolution) Sample
 	top := &cands[0]
 	sm.TopScore = top.Score
 	if top.ExactHit() {
-		if usable(top.Availability) {
+		if Usable(top.Availability) {
 			sm.ExactHit = true
 		} else {
 			sm.Fixed = registry.NoConfidentMatch
@@ -131,7 +131,7 @@ func SampleOf(cands []Candidate, s Signals, expected registry.Resolution) Sample
 	}
 	b, next := -1, -1
 	for i := range cands {
-		if !usable(cands[i].Availability) {
+		if !Usable(cands[i].Availability) {
 			continue
 		}
 		if b < 0 {

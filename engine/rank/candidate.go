@@ -89,10 +89,10 @@ func (c *Candidate) best(name string) int {
 // ExactHit reports whether the exact retriever ranked the candidate first.
 func (c *Candidate) ExactHit() bool { return c.best(Exact) == 1 }
 
-// usable reports whether the candidate is one the caller can use: now, after confirming,
-// or once it supplies the credentials the capability names (the match is right; the
-// availability tells the caller what is still missing).
-func usable(a registry.Availability) bool {
+// Usable reports whether a capability of availability a is one the caller can use: now,
+// after confirming, or once it supplies the credentials the capability names (the match is
+// right; the availability tells the caller what is still missing).
+func Usable(a registry.Availability) bool {
 	return a == "" || a == registry.Available || a == registry.NeedsConfirmation || a == registry.MissingCredentials
 }
 

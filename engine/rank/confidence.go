@@ -72,7 +72,7 @@ func Features(cands []Candidate, s Signals) (f [NumFeatures]float64, ok bool) {
 			break
 		}
 		settle(cands, i+1)
-		if !usable(cands[i].Availability) {
+		if !Usable(cands[i].Availability) {
 			continue
 		}
 		if b < 0 {
@@ -186,7 +186,7 @@ func Features(cands []Candidate, s Signals) (f [NumFeatures]float64, ok bool) {
 			if c.Score < sc[n-1] {
 				break
 			}
-			if !usable(c.Availability) {
+			if !Usable(c.Availability) {
 				continue
 			}
 			seenRunners++
@@ -702,7 +702,7 @@ func Confidence(cands []Candidate, s Signals, t Thresholds) float64 {
 		return 0
 	}
 	settle(cands, 1)
-	if cands[0].ExactHit() && usable(cands[0].Availability) {
+	if cands[0].ExactHit() && Usable(cands[0].Availability) {
 		return 1
 	}
 	if t.Model == nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -322,6 +323,34 @@ func TestResolvePackCannotServe(t *testing.T) {
 			res, _, _ := Resolve(cs, Signals{Intents: tt.intents}, th)
 			if res != tt.want {
 				t.Errorf("%s (model %v): %s, want %s", tt.name, th.Model != nil, res, tt.want)
+			}
+		}
+	}
+	// With Signals.Serves the subtree decides, not the candidates: a usable approving child
+	// that no retriever returned still serves (ambiguous), and the pack's own answer that
+	// nothing serves wins over a candidate list that shows none.
+	cs := []Candidate{
+		{Cap: pack, Score: 0.03, Coverage: 0.5, Evidence: ev},
+		{Cap: submit, Score: 0.02, Coverage: 0.5, Evidence: ev},
+	}
+	for _, tt := range []struct {
+		name   string
+		serves bool
+		want   registry.Resolution
+	}{
+		{"a serving child not retrieved", true, registry.Ambiguous},
+		{"nothing in the subtree serves", false, registry.NoConfidentMatch},
+	} {
+		var asked []string
+		serves := func(id string, intents []string) bool {
+			asked = append(asked, id)
+			return tt.serves
+		}
+		for _, th := range []Thresholds{{Model: m}, {Confident: 1}} {
+			asked = nil
+			res, _, _ := Resolve(cs, Signals{Intents: []string{"approve"}, Serves: serves}, th)
+			if res != tt.want || !slices.Equal(asked, []string{"fin.claims"}) {
+				t.Errorf("%s (model %v): %s after asking %v, want %s after asking [fin.claims]", tt.name, th.Model != nil, res, asked, tt.want)
 			}
 		}
 	}

@@ -270,7 +270,7 @@ func TestRerankCoverage(t *testing.T) {
 					want := 0.0
 					if first {
 						want = tc.textCoverage(tc.doc(c), q)
-						first = !usable(c.Availability)
+						first = !Usable(c.Availability)
 						computed++
 					}
 					if c.Coverage != want {

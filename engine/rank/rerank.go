@@ -50,6 +50,11 @@ type Signals struct {
 	// PolicyHidden tells Resolve that the caller may know that matches exist which policy
 	// hides from it; only then does Resolve answer the reason policy_hidden.
 	PolicyHidden bool
+	// Serves, when set, reports whether a descendant of the pack with this id that the
+	// caller may discover and use declares one of intents. Resolve's pack rule asks it, so a
+	// serving child that no retriever returned is not taken for a hidden one; without it the
+	// rule looks only at the candidates.
+	Serves func(pack string, intents []string) bool
 }
 
 // RerankOptions holds the rerank constants. They are on the scale of the fused score: with
@@ -335,7 +340,7 @@ func (r *reranker) coverage(n int) {
 		c.Coverage = 0
 		if first {
 			c.Coverage = r.tc.textCoverage(r.tc.doc(c), r.q)
-			first = !usable(c.Availability)
+			first = !Usable(c.Availability)
 		}
 	}
 }
@@ -405,7 +410,7 @@ func (r *reranker) score(i int, arena []string) []string {
 			// one's
 			d := &tc.docs[m.rec]
 			for _, ref := range tc.nums[d.refer:d.values] {
-				if j := candidateOf(cands, ref); j >= 0 && usable(cands[j].Availability) && r.useOf(j) > m.use {
+				if j := candidateOf(cands, ref); j >= 0 && Usable(cands[j].Availability) && r.useOf(j) > m.use {
 					cov = max(cov, r.docs[j].use)
 				}
 			}

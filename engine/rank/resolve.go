@@ -73,7 +73,7 @@ func resolve(cands []Candidate, s Signals, t Thresholds, conf *float64) (res reg
 	}
 	settle(cands, 1)
 	top := &cands[0]
-	if top.ExactHit() && usable(top.Availability) {
+	if top.ExactHit() && Usable(top.Availability) {
 		return registry.Confident, "", nil
 	}
 	if idsMissed(cands, s) {
@@ -92,7 +92,7 @@ func resolve(cands []Candidate, s Signals, t Thresholds, conf *float64) (res reg
 		if cands[i].Score < floor && !(i == 0 && top.ExactHit()) {
 			break
 		}
-		if !usable(cands[i].Availability) {
+		if !Usable(cands[i].Availability) {
 			continue
 		}
 		if b < 0 {
@@ -152,18 +152,22 @@ func resolve(cands []Candidate, s Signals, t Thresholds, conf *float64) (res reg
 }
 
 // packCannotServe reports whether pack p, the best candidate, declares what the request
-// asks (one of s.Intents) while no usable candidate inside it does: the area is named for
-// the request, but nothing in it the caller may use serves it (its child that does is
-// hidden or unusable for the caller).
+// asks (one of s.Intents) while nothing usable inside it does: the area is named for the
+// request, but nothing in it the caller may use serves it (its child that does is hidden or
+// unusable for the caller). With s.Serves the whole subtree is asked; without it, the
+// candidates inside the pack.
 func packCannotServe(cands []Candidate, p *Candidate, s Signals) bool {
 	if len(s.Intents) == 0 || !slices.ContainsFunc(p.Cap.Intents, func(v string) bool { return slices.Contains(s.Intents, v) }) {
 		return false
+	}
+	if s.Serves != nil {
+		return !s.Serves(p.Cap.ID, s.Intents)
 	}
 	prefix := p.Cap.ID + "."
 	settle(cands, len(cands))
 	for i := range cands {
 		c := &cands[i]
-		if usable(c.Availability) && strings.HasPrefix(c.Cap.ID, prefix) &&
+		if Usable(c.Availability) && strings.HasPrefix(c.Cap.ID, prefix) &&
 			slices.ContainsFunc(c.Cap.Intents, func(v string) bool { return slices.Contains(s.Intents, v) }) {
 			return false
 		}
@@ -204,7 +208,7 @@ func missingInfo(cands []Candidate, b int, t Thresholds, s Signals) []string {
 	for i := b + 1; i < len(cands) && len(group) < len(groupBuf); i++ {
 		settle(cands, i+1)
 		c := &cands[i]
-		if !usable(c.Availability) {
+		if !Usable(c.Availability) {
 			continue
 		}
 		if cands[b].Score-c.Score > near {
