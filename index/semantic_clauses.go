@@ -54,8 +54,8 @@ const clauseCands = 16
 // documents of its wordiest task, as BM25 does (docs/lexical.md): the best answer of a
 // shorter task is far down the list, or not in it. Each clause is therefore embedded and
 // scored alone (limit 1), and its best document's score becomes the larger of its score
-// over the whole text and its similarity to the clause; a document hits lack joins them
-// with its clause similarity. hits are then sorted again (ties by docID) and cut to limit.
+// over the whole text and its similarity to the clause; a best document missing from hits
+// joins them with its clause similarity. hits are then sorted again (ties by docID) and cut to limit.
 // A text of one clause, or of more than text.MaxClauses, is served as before (the
 // clauses past the last are one clause).
 //
@@ -85,13 +85,13 @@ func (g *Generation) clauseBest(q *Query, allow *roaring.Bitmap, hits []Hit, lim
 			continue
 		}
 		b := best[0]
-		i := slices.IndexFunc(hits, func(h Hit) bool { return h.Doc == b.Doc })
+		at := slices.IndexFunc(hits, func(h Hit) bool { return h.Doc == b.Doc })
 		switch {
-		case i < 0:
+		case at < 0:
 			hits = append(hits, b)
 			changed = true
-		case b.Score > hits[i].Score:
-			hits[i].Score = b.Score
+		case b.Score > hits[at].Score:
+			hits[at].Score = b.Score
 			changed = true
 		}
 	}

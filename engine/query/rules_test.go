@@ -445,54 +445,30 @@ func TestSignalTerms(t *testing.T) {
 // entities that are members of its concept (reminder of remind, trip of travel); the same
 // word as a verb (提醒我…) names none.
 func TestSetUpObjectNamesMemberEntity(t *testing.T) {
-	snap, err := registry.NewSnapshot(1, []*registry.Capability{
+	checkEntities(t, []*registry.Capability{
 		{ID: "app.schedule", ResourceType: registry.TypePack, Title: "Schedules"},
 		{ID: "app.schedule.create", ResourceType: registry.TypeAction, Title: "Create a schedule",
 			Intents: []string{"create"}, Entities: []string{"schedule", "reminder"}, SideEffect: registry.SideEffectWriteShared},
 		{ID: "app.trips.list", ResourceType: registry.TypeAction, Title: "List trips",
 			Intents: []string{"list"}, Entities: []string{"trip"}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lex := NewLexicon(snap)
-	for _, tt := range []struct {
-		query    string
-		entities []string
-		not      []string
-	}{
+	}, []entityCase{
 		{"设个提醒，下午五点交周报", []string{"reminder"}, nil},
 		{"帮我设一个提醒，周五交房租", []string{"reminder"}, nil},
 		{"下午五点提醒我交周报", nil, []string{"reminder"}},
 		{"明天有什么提醒", []string{"reminder"}, nil},
 		{"我下周有哪些出差行程", []string{"trip"}, nil},
 		{"有哪些日程", []string{"schedule"}, []string{"trip"}}, // 日程 names its entity itself
-	} {
-		p, err := Rules{}.Normalize(context.Background(), tt.query, lex)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want(t, tt.query+": entities", p.Entities, tt.entities, tt.not)
-	}
+	})
 }
 
 // TestFieldLabelNamesNoEntity: after a colon, a word followed by a number labels a value the
 // user supplies ("code 044031900111"), not what the request is about; without the colon
 // ("PR 17") the word still names its entity.
 func TestFieldLabelNamesNoEntity(t *testing.T) {
-	snap, err := registry.NewSnapshot(1, []*registry.Capability{
+	checkEntities(t, []*registry.Capability{
 		{ID: "dev.code.search", ResourceType: registry.TypeAction, Title: "Search code", Intents: []string{"search"}, Entities: []string{"code"}},
 		{ID: "fin.invoice.verify", ResourceType: registry.TypeAction, Title: "Verify an invoice", Intents: []string{"verify"}, Entities: []string{"invoice"}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lex := NewLexicon(snap)
-	for _, tt := range []struct {
-		query    string
-		entities []string
-		not      []string
-	}{
+	}, []entityCase{
 		{"verify this invoice: code 044031900111, number 12345678", []string{"invoice"}, []string{"code"}},
 		{"search the code 404 handler", []string{"code"}, nil},
 		{"verify the invoice code 044031900111", []string{"invoice", "code"}, nil},
@@ -501,7 +477,26 @@ func TestFieldLabelNamesNoEntity(t *testing.T) {
 		{"urgent: verify invoice 2024", []string{"invoice"}, nil},
 		// a later field of the list after the colon is a label too
 		{"verify this: number 12345678, code 044031900111", nil, []string{"code"}},
-	} {
+	})
+}
+
+// entityCase is a request with the entities its parse must and must not name.
+type entityCase struct {
+	query    string
+	entities []string
+	not      []string
+}
+
+// checkEntities parses each case's request against the lexicon of caps and checks the
+// entities it names.
+func checkEntities(t *testing.T, caps []*registry.Capability, cases []entityCase) {
+	t.Helper()
+	snap, err := registry.NewSnapshot(1, caps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lex := NewLexicon(snap)
+	for _, tt := range cases {
 		p, err := Rules{}.Normalize(context.Background(), tt.query, lex)
 		if err != nil {
 			t.Fatal(err)

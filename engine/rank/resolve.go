@@ -35,9 +35,9 @@ const (
 //     no_match — the best candidate speaks to too little of the request (with a model:
 //     Coverage 0, or the model's Found probability under its NoMatchBelow);
 //     a browse: ambiguous — the user is choosing among capabilities;
-//     b a pack that declares an intent of the request while no usable candidate inside
-//     it declares one: no_confident_match (what would serve it is hidden from or unusable
-//     by the caller);
+//     b a pack that declares an intent of the request while nothing usable inside it
+//     declares one (s.Serves, else the candidates: packCannotServe): no_confident_match
+//     (what would serve it is hidden from or unusable by the caller);
 //     b a pack (a task answered by an area, not a capability), or a vague request
 //     (s.Vague, no scope): ambiguous;
 //     b.Score ≥ t.Confident and b.Score − next ≥ t.Margin: confident;
