@@ -46,6 +46,7 @@ const (
 	fDupText             // the closest text (title, summary, id words) of the runners-up (the next two usable candidates, ties included) to the best's: 1 for a near duplicate
 	fDupVerb             // a usable runner-up at the next score does what the best does (the same primary intent, or the same leading verb of its name)
 	fDupXMargin          // dup_text × (1 − rel_margin): a near duplicate close behind
+	fEntityOwn           // the request names an entity the best candidate declares and no other candidate outside its pack does: what the request is about is this area's own ("train", not the "ticket" trains, flights and trips all sell)
 	NumFeatures
 )
 
@@ -56,6 +57,7 @@ var FeatureNames = [NumFeatures]string{
 	"semantic_raw", "semantic_lead", "lexical_lead", "lexical_share", "lexical_per_term",
 	"rich", "rich_x_coverage", "rich_x_matched",
 	"entity_agree", "entity_miss", "intent_agree", "intent_miss", "dup_text", "dup_verb", "dup_x_margin",
+	"entity_own",
 }
 
 // Features returns the confidence features of a ranked candidate list (Rerank's order),
@@ -175,6 +177,9 @@ func Features(cands []Candidate, s Signals) (f [NumFeatures]float64, ok bool) {
 		f[fRichMatched] = f[fMatched]
 	}
 	agreement(&f, best, s)
+	if f[fEntityAgree] > 0 && ownEntity(cands, best) {
+		f[fEntityOwn] = 1
+	}
 	if n > 1 {
 		// The runners-up: the next usable candidates down to the last one's score, ties
 		// included (the order of equal scores is not fixed), at most eight.
@@ -219,6 +224,38 @@ func agreement(f *[NumFeatures]float64, best *Candidate, s Signals) {
 			f[fIntentMiss] = 1
 		}
 	}
+}
+
+// ownEntity reports whether one of the entities of the request that best matched is
+// declared by no other candidate outside best's pack (its parent; the packs above it, which
+// sum up their children's entities, do not count): the request names what this area is
+// about, not a word that many areas share ("ticket" is sold by the train, flight and trip
+// actions alike; "train" is the trains pack's own).
+func ownEntity(cands []Candidate, best *Candidate) bool {
+	pack := registry.Parent(best.Cap.ID)
+	settle(cands, len(cands))
+	for _, e := range best.MatchedEntities {
+		own := true
+		for i := range cands {
+			c := cands[i].Cap
+			if c == best.Cap || c.ResourceType == registry.TypePack && isAncestor(c.ID, best.Cap.ID) ||
+				pack != "" && registry.Parent(c.ID) == pack || !containsFold(c.Entities, e) {
+				continue
+			}
+			own = false
+			break
+		}
+		if own {
+			return true
+		}
+	}
+	return false
+}
+
+// isAncestor reports whether id a names a pack above id b ("travel" and "travel.trains"
+// above "travel.trains.book").
+func isAncestor(a, b string) bool {
+	return len(b) > len(a) && strings.HasPrefix(b, a) && b[len(a)] == '.'
 }
 
 // leadVerb is what a capability does: its primary intent, else the first word of its

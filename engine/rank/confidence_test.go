@@ -355,3 +355,73 @@ func TestResolvePackCannotServe(t *testing.T) {
 		}
 	}
 }
+
+// TestFeaturesEntityOwn: entity_own is set when a matched entity of the request is the best
+// candidate's area's own (no candidate outside its pack declares it; the packs above it do
+// not count), not when other areas declare it too ("ticket" is sold by trains, flights and
+// trips alike).
+func TestFeaturesEntityOwn(t *testing.T) {
+	book := &registry.Capability{ID: "travel.trains.book", ResourceType: registry.TypeAction, Title: "Buy a train ticket",
+		Intents: []string{"book"}, Entities: []string{"train", "ticket", "seat"}}
+	search := &registry.Capability{ID: "travel.trains.search", ResourceType: registry.TypeAction, Title: "Search trains",
+		Intents: []string{"search"}, Entities: []string{"train", "ticket", "station"}}
+	travel := &registry.Capability{ID: "travel", ResourceType: registry.TypePack, Title: "Travel",
+		Entities: []string{"flight", "train", "trip", "ticket"}}
+	flights := &registry.Capability{ID: "travel.flights.search", ResourceType: registry.TypeAction, Title: "Search flights",
+		Intents: []string{"search"}, Entities: []string{"flight", "ticket"}}
+	list := func(matched ...string) []Candidate {
+		return []Candidate{
+			{Cap: book, Score: 0.05, Coverage: 0.5, MatchedEntities: matched, Evidence: []Source{{Retriever: Lexical, Rank: 1, Raw: 9}}},
+			{Cap: search, Score: 0.03, Evidence: []Source{{Retriever: Lexical, Rank: 2, Raw: 5}}},
+			{Cap: travel, Score: 0.02, Evidence: []Source{{Retriever: Lexical, Rank: 3, Raw: 4}}},
+			{Cap: flights, Score: 0.01, Evidence: []Source{{Retriever: Lexical, Rank: 4, Raw: 2}}},
+		}
+	}
+	for _, tt := range []struct {
+		ents, matched []string
+		want          float64
+	}{
+		{[]string{"ticket"}, []string{"ticket"}, 0},                   // flights sell tickets too
+		{[]string{"train", "ticket"}, []string{"train", "ticket"}, 1}, // only the trains pack and the travel pack above it hold train
+		{[]string{"seat"}, []string{"seat"}, 1},                       // a sibling need not declare it
+		{[]string{"train"}, nil, 0},                                   // nothing matched: no agreement, no own entity
+		{nil, []string{"train"}, 0},                                   // the request names no entity
+	} {
+		f, ok := Features(list(tt.matched...), Signals{Entities: tt.ents})
+		if !ok || f[fEntityOwn] != tt.want {
+			t.Errorf("request %v, matched %v: entity_own %v, want %v", tt.ents, tt.matched, f[fEntityOwn], tt.want)
+		}
+	}
+}
+
+// TestResolveVagueGoalAsks: a vague goal without scope (seed 000 §17) is answered with a
+// question when the best candidate speaks to some of its words, even where the model finds
+// no match; with no word met it stays no_confident_match.
+func TestResolveVagueGoalAsks(t *testing.T) {
+	a := &registry.Capability{ID: "p.a", ResourceType: registry.TypeAction, Title: "A"}
+	b := &registry.Capability{ID: "p.b", ResourceType: registry.TypeAction, Title: "B"}
+	m := &Model{Features: FeatureNames[:], Mean: make([]float64, NumFeatures), Scale: make([]float64, NumFeatures),
+		Correct: make([]float64, NumFeatures+1), Found: make([]float64, NumFeatures+1), ConfidentAt: 0.8, NoMatchBelow: 0.3}
+	for i := range m.Scale {
+		m.Scale[i] = 1
+	}
+	m.Correct[0], m.Found[0] = -3, -3 // sure there is no match
+	for _, tt := range []struct {
+		coverage float64
+		s        Signals
+		want     registry.Resolution
+	}{
+		{0.4, Signals{Vague: true}, registry.Ambiguous},
+		{0, Signals{Vague: true}, registry.NoConfidentMatch},
+		{0.4, Signals{}, registry.NoConfidentMatch},
+		{0.4, Signals{Vague: true, Scope: "p"}, registry.NoConfidentMatch},
+	} {
+		cs := []Candidate{
+			{Cap: a, Score: 0.002, Coverage: tt.coverage, Evidence: []Source{{Retriever: Lexical, Rank: 1, Raw: 1}}},
+			{Cap: b, Score: 0.001, Evidence: []Source{{Retriever: Lexical, Rank: 2, Raw: 0.5}}},
+		}
+		if res, _, _ := Resolve(cs, tt.s, Thresholds{Model: m}); res != tt.want {
+			t.Errorf("coverage %v, vague %v, scope %q: %s, want %s", tt.coverage, tt.s.Vague, tt.s.Scope, res, tt.want)
+		}
+	}
+}

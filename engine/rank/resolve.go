@@ -34,7 +34,10 @@ const (
 //     b's Coverage below t.MinCoverage (outside a browse): no_confident_match, reason
 //     no_match — the best candidate speaks to too little of the request (with a model:
 //     Coverage 0, or the model's Found probability under its NoMatchBelow);
-//     a browse: ambiguous — the user is choosing among capabilities;
+//     a browse: ambiguous — the user is choosing among capabilities; with a model, a vague
+//     request without scope (s.Vague) whose best candidate speaks to some of its words
+//     (Coverage above 0) is ambiguous too, before the model's no-match (seed 000 §17: a
+//     vague goal is answered by asking, not refused);
 //     b a pack that declares an intent of the request while nothing usable inside it
 //     declares one (s.Serves, else the candidates: packCannotServe): no_confident_match
 //     (what would serve it is hidden from or unusable by the caller);
@@ -121,7 +124,7 @@ func resolve(cands []Candidate, s Signals, t Thresholds, conf *float64) (res reg
 			*conf = pc
 		}
 		switch {
-		case s.Browse:
+		case s.Browse || s.Vague && s.Scope == "" && f[fCoverage] > 0:
 			return registry.Ambiguous, "", missingInfo(cands, b, t, s)
 		case d == registry.NoConfidentMatch:
 			// the Found probability is low, or the best candidate speaks to none of the
