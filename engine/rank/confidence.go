@@ -46,7 +46,7 @@ const (
 	fDupText             // the closest text (title, summary, id words) of the runners-up (the next two usable candidates, ties included) to the best's: 1 for a near duplicate
 	fDupVerb             // a usable runner-up at the next score does what the best does (the same primary intent, or the same leading verb of its name)
 	fDupXMargin          // dup_text × (1 − rel_margin): a near duplicate close behind
-	fEntityOwn           // the request names an entity the best candidate declares and no other candidate outside its pack does: what the request is about is this area's own ("train", not the "ticket" trains, flights and trips all sell)
+	fEntityOwn           // the request names an entity the best candidate declares and no other candidate of its domain outside its pack does: what the request is about is this area's own ("train", not the "ticket" trains, flights and trips all sell)
 	NumFeatures
 )
 
@@ -227,10 +227,13 @@ func agreement(f *[NumFeatures]float64, best *Candidate, s Signals) {
 }
 
 // ownEntity reports whether one of the entities of the request that best matched is
-// declared by no other candidate outside best's pack (its parent; the packs above it, which
-// sum up their children's entities, do not count): the request names what this area is
-// about, not a word that many areas share ("ticket" is sold by the train, flight and trip
-// actions alike; "train" is the trains pack's own).
+// declared by no other candidate of best's domain (the first segment of its id) outside
+// best's pack (its parent; the packs above it, which sum up their children's entities, do
+// not count): the request names what this area is about, not a word that several areas of
+// the domain share ("ticket" is sold by the train, flight and trip actions alike: the
+// request is about travel, not which part of it; "train" is the trains pack's own). An
+// entity another domain declares too does not count against it: "hotel" in a reimbursement
+// policy and in a travel booking are different requests, told apart by their other words.
 func ownEntity(cands []Candidate, best *Candidate) bool {
 	pack := registry.Parent(best.Cap.ID)
 	settle(cands, len(cands))
@@ -239,7 +242,7 @@ func ownEntity(cands []Candidate, best *Candidate) bool {
 		for i := range cands {
 			c := cands[i].Cap
 			if c == best.Cap || c.ResourceType == registry.TypePack && isAncestor(c.ID, best.Cap.ID) ||
-				pack != "" && registry.Parent(c.ID) == pack || !containsFold(c.Entities, e) {
+				pack != "" && registry.Parent(c.ID) == pack || domainOf(c.ID) != domainOf(best.Cap.ID) || !containsFold(c.Entities, e) {
 				continue
 			}
 			own = false
@@ -250,6 +253,12 @@ func ownEntity(cands []Candidate, best *Candidate) bool {
 		}
 	}
 	return false
+}
+
+// domainOf is the first segment of an id: "travel" of "travel.trains.book".
+func domainOf(id string) string {
+	d, _, _ := strings.Cut(id, ".")
+	return d
 }
 
 // isAncestor reports whether id a names a pack above id b ("travel" and "travel.trains"

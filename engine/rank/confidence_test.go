@@ -357,9 +357,9 @@ func TestResolvePackCannotServe(t *testing.T) {
 }
 
 // TestFeaturesEntityOwn: entity_own is set when a matched entity of the request is the best
-// candidate's area's own (no candidate outside its pack declares it; the packs above it do
-// not count), not when other areas declare it too ("ticket" is sold by trains, flights and
-// trips alike).
+// candidate's area's own (no candidate of its domain outside its pack declares it; the packs
+// above it do not count, nor other domains), not when other areas of the domain declare it
+// too ("ticket" is sold by trains, flights and trips alike).
 func TestFeaturesEntityOwn(t *testing.T) {
 	book := &registry.Capability{ID: "travel.trains.book", ResourceType: registry.TypeAction, Title: "Buy a train ticket",
 		Intents: []string{"book"}, Entities: []string{"train", "ticket", "seat"}}
@@ -369,12 +369,15 @@ func TestFeaturesEntityOwn(t *testing.T) {
 		Entities: []string{"flight", "train", "trip", "ticket"}}
 	flights := &registry.Capability{ID: "travel.flights.search", ResourceType: registry.TypeAction, Title: "Search flights",
 		Intents: []string{"search"}, Entities: []string{"flight", "ticket"}}
+	policy := &registry.Capability{ID: "reimbursement.policy.search", ResourceType: registry.TypeAction, Title: "Search the travel policy",
+		Intents: []string{"search"}, Entities: []string{"policy", "seat", "train"}}
 	list := func(matched ...string) []Candidate {
 		return []Candidate{
 			{Cap: book, Score: 0.05, Coverage: 0.5, MatchedEntities: matched, Evidence: []Source{{Retriever: Lexical, Rank: 1, Raw: 9}}},
 			{Cap: search, Score: 0.03, Evidence: []Source{{Retriever: Lexical, Rank: 2, Raw: 5}}},
 			{Cap: travel, Score: 0.02, Evidence: []Source{{Retriever: Lexical, Rank: 3, Raw: 4}}},
 			{Cap: flights, Score: 0.01, Evidence: []Source{{Retriever: Lexical, Rank: 4, Raw: 2}}},
+			{Cap: policy, Score: 0.005, Evidence: []Source{{Retriever: Lexical, Rank: 5, Raw: 1}}},
 		}
 	}
 	for _, tt := range []struct {
@@ -382,8 +385,8 @@ func TestFeaturesEntityOwn(t *testing.T) {
 		want          float64
 	}{
 		{[]string{"ticket"}, []string{"ticket"}, 0},                   // flights sell tickets too
-		{[]string{"train", "ticket"}, []string{"train", "ticket"}, 1}, // only the trains pack and the travel pack above it hold train
-		{[]string{"seat"}, []string{"seat"}, 1},                       // a sibling need not declare it
+		{[]string{"train", "ticket"}, []string{"train", "ticket"}, 1}, // in travel only the trains pack and the travel pack above it hold train (a reimbursement action too: another domain)
+		{[]string{"seat"}, []string{"seat"}, 1},                       // a sibling need not declare it; another domain's does not count
 		{[]string{"train"}, nil, 0},                                   // nothing matched: no agreement, no own entity
 		{nil, []string{"train"}, 0},                                   // the request names no entity
 	} {
