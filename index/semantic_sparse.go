@@ -85,6 +85,11 @@ const (
 const maxSparseDocs = 1 << 24
 
 func (g *Generation) buildSparse(ctx context.Context) error {
+	if g.canPatchSparse() {
+		if done, err := g.patchSparse(ctx); done || err != nil {
+			return err
+		}
+	}
 	x := &g.sem
 	dim := g.emb.Dim()
 	useTable := dim > 0 && dim <= maxDenseFeatureTable
@@ -162,11 +167,7 @@ func (g *Generation) buildSparse(ctx context.Context) error {
 	for d, v := range vecs {
 		for i, f := range v.Idx {
 			id := featureOf(f)
-			var q int8
-			if step := absMax[id] / 127; step > 0 {
-				q = int8(max(-127, min(127, math.Round(float64(v.Val[i]/step)))))
-			}
-			post[fill[id]] = uint32(d)<<8 | uint32(uint8(q))
+			post[fill[id]] = uint32(d)<<8 | uint32(uint8(quantize(v.Val[i], absMax[id])))
 			fill[id]++
 		}
 		if g.an == nil {
@@ -178,12 +179,30 @@ func (g *Generation) buildSparse(ctx context.Context) error {
 	}
 	x.feats = make([]semFeat, len(df))
 	for id, c := range df {
-		x.feats[id].scale = absMax[id] / 127 * semIdf(g.n, c)
+		x.feats[id].scale = semScale(absMax[id], g.n, c)
 	}
+	x.absMax = absMax
 	x.shareLists(post, start)
 	x.markCommon(g.n)
 	x.buildForward(g.n)
+	x.fwdExcess = len(x.fwd) - x.commonPost
 	return nil
+}
+
+// quantize returns a document's value v of a feature whose largest absolute value over
+// the documents is absMax, as the multiple of absMax/127 a posting holds.
+func quantize(v, absMax float32) int8 {
+	if step := absMax / 127; step > 0 {
+		return int8(max(-127, min(127, math.Round(float64(v/step)))))
+	}
+	return 0
+}
+
+// semScale is the scale of a feature (semFeat.scale) whose largest absolute value is
+// absMax, found in df of n documents.
+func semScale(absMax float32, n int, df uint32) float32 {
+	step := absMax / 127
+	return step * semIdf(n, df)
 }
 
 // sameEmbedder reports whether a and b are the same embedder (the vectors of one are
@@ -243,10 +262,20 @@ func (x *semIndex) markCommon(n int) {
 		slices.Sort(dfs)
 		x.commonDF = dfs[len(dfs)-maxCommonLists]
 	}
+	x.numberCommon()
+}
+
+// numberCommon gives the lists of more than commonDF documents their common ids, in list
+// order, and sums their postings (commonPost).
+func (x *semIndex) numberCommon() {
+	x.ncommon, x.commonPost = 0, 0
 	for l := range x.lists {
-		if sl := &x.lists[l]; sl.df > x.commonDF {
+		sl := &x.lists[l]
+		sl.cid = 0
+		if sl.df > x.commonDF {
 			x.ncommon++
 			sl.cid = uint32(x.ncommon)
+			x.commonPost += int(sl.df)
 		}
 	}
 }
@@ -663,10 +692,11 @@ func cmpDF(a, b *semTerm) int {
 }
 
 // completionCost estimates the cost, in postings, of completing cands candidates through
-// the forward postings of the n documents (records, see appendForward): the sparse
-// retriever walks a query's common lists when they hold fewer postings.
+// the forward postings of the n documents (their common postings; the filler records of
+// appendForward, which depend on how the common lists are numbered, are not counted): the
+// sparse retriever walks a query's common lists when they hold fewer postings.
 func (x *semIndex) completionCost(n, cands int) int {
-	return cands * len(x.fwd) / max(n, 1)
+	return cands * x.commonPost / max(n, 1)
 }
 
 // complete adds the common features (weights st.lw by common id) to the best cands of the

@@ -1,0 +1,170 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/capdex/capdex/index/embed"
+	"github.com/capdex/capdex/index/testcat"
+	"github.com/capdex/capdex/registry"
+)
+
+// semDiff describes how two sparse semantic indexes differ in what a search reads, "" when
+// they do not: the features and their ids, scales and largest values, the lists (ids,
+// postings, document frequencies, which are common), the parameters, and each document's
+// forward postings as the set of (list, value) of its live common lists. The common ids
+// themselves, and records of ids no list has, are not compared: scores do not depend on
+// them.
+func semDiff(a, b *semIndex) string {
+	switch {
+	case a.sparse != b.sparse || a.params != b.params || a.err != b.err:
+		return "embedder, parameters or error"
+	case !reflect.DeepEqual(a.ftab, b.ftab) || !reflect.DeepEqual(a.fmap, b.fmap):
+		return "feature table"
+	case !slices.Equal(a.feats, b.feats):
+		return "features (lists or scales)"
+	case !slices.Equal(a.absMax, b.absMax):
+		return "largest values"
+	case !slices.Equal(a.post, b.post):
+		return "postings"
+	case a.commonDF != b.commonDF || a.commonPost != b.commonPost:
+		return fmt.Sprintf("common df %d postings %d, want %d %d", a.commonDF, a.commonPost, b.commonDF, b.commonPost)
+	case len(a.lists) != len(b.lists):
+		return fmt.Sprintf("%d lists, want %d", len(a.lists), len(b.lists))
+	case a.dim != b.dim || !slices.Equal(a.vecs, b.vecs) || a.graph != b.graph:
+		return "dense vectors"
+	}
+	for l := range a.lists {
+		sa, sb := a.lists[l], b.lists[l]
+		if sa.start != sb.start || sa.df != sb.df || (sa.cid == 0) != (sb.cid == 0) {
+			return fmt.Sprintf("list %d: %+v, want %+v", l, sa, sb)
+		}
+	}
+	if len(a.fwdOff) != len(b.fwdOff) {
+		return "forward offsets"
+	}
+	fa, fb := a.forwardSets(), b.forwardSets()
+	for d := range fa {
+		if !slices.Equal(fa[d], fb[d]) {
+			return fmt.Sprintf("doc %d: forward postings %v, want %v", d, fa[d], fb[d])
+		}
+	}
+	return ""
+}
+
+// forwardSets decodes every document's forward postings as list<<8 | q, sorted, keeping
+// the records of common ids that a list has.
+func (x *semIndex) forwardSets() [][]uint32 {
+	listOf := map[uint32]uint32{}
+	for l, sl := range x.lists {
+		if sl.cid != 0 {
+			listOf[sl.cid-1] = uint32(l)
+		}
+	}
+	out := make([][]uint32, len(x.fwdOff)-1)
+	for d := range out {
+		c := uint32(0)
+		for _, r := range x.fwd[x.fwdOff[d]:x.fwdOff[d+1]] {
+			c += uint32(r & 0xff)
+			if r == fwdSkip {
+				continue
+			}
+			if l, ok := listOf[c]; ok {
+				out[d] = append(out[d], l<<8|uint32(r>>8))
+			}
+		}
+		slices.Sort(out[d])
+	}
+	return out
+}
+
+// TestSparsePatchRegroups makes the changes that move features between lists: a word
+// taken out of a document (its features then have the postings of another document's
+// own words, and join their list), a document growing much longer (its values shrink, so
+// features whose largest value it held are quantised again), and back. Every patched
+// index must be the one a full build gives, and answer the same.
+func TestSparsePatchRegroups(t *testing.T) {
+	t.Run("kept ids", testSparsePatchRegroups)
+	t.Run("numbered again", func(t *testing.T) {
+		semRenumberEveryPatch = true
+		defer func() { semRenumberEveryPatch = false }()
+		testSparsePatchRegroups(t)
+	})
+}
+
+func testSparsePatchRegroups(t *testing.T) {
+	ctx := context.Background()
+	emb := embed.NewHashed()
+	caps := testcat.GenerateCatalog(300, 5)
+	var a, b int
+	for i, c := range caps {
+		if c.ResourceType != registry.TypePack {
+			if a == 0 {
+				a = i
+			} else if b == 0 {
+				b = i
+				break
+			}
+		}
+	}
+	snap, err := registry.NewSnapshot(1, caps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev, err := Build(ctx, snap, Options{Embedder: emb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := func(c *registry.Capability, summary string) *registry.Capability {
+		x := c.Clone()
+		x.Version++
+		x.Summary = summary
+		return x
+	}
+	sa, sb := caps[a].Summary, caps[b].Summary
+	long := sa
+	for i := range 40 {
+		long += fmt.Sprintf(" %s", caps[(i*7)%len(caps)].Title)
+	}
+	steps := [][]*registry.Capability{
+		{edit(caps[a], sa+" kumquat walrus"), edit(caps[b], sb+" kumquat zebra")},
+		{edit(caps[b], sb+" zebra")}, // kumquat's features: now a's alone, as walrus's
+		{edit(caps[a], long)},        // a's values shrink
+		{edit(caps[a], sa)},
+		{edit(caps[b], sb+" kumquat walrus")},
+	}
+	patched := 0
+	for i, put := range steps {
+		next, err := snap.Apply(snap.Generation+1, put, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Build(ctx, next, Options{Embedder: emb, Reuse: prev})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Build(ctx, next, Options{Embedder: emb})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := semDiff(&got.sem, &want.sem); d != "" {
+			t.Fatalf("step %d: %s", i, d)
+		}
+		if got.stats.SemanticPatched {
+			patched++
+		}
+		for _, q := range []string{"kumquat", "walrus zebra", long, sa + " " + sb} {
+			ha, hb := retrieve(t, got, Semantic, &Query{Text: q}, 10), retrieve(t, want, Semantic, &Query{Text: q}, 10)
+			if !reflect.DeepEqual(ha, hb) {
+				t.Fatalf("step %d: %q: %v, full build %v", i, q, ha, hb)
+			}
+		}
+		prev, snap = got, next
+	}
+	if patched < len(steps)-1 { // the first build of the chain keeps no analysis
+		t.Fatalf("%d of %d changes patched", patched, len(steps))
+	}
+}
