@@ -280,19 +280,34 @@ func (x *semIndex) touch(f uint32, changed []int, isChanged []bool, old, vecs []
 	emit := func(d int, v float32) {
 		post = append(post, uint32(d)<<8|uint32(uint8(quantize(v, newMax))))
 	}
+	if !requant {
+		// the unchanged documents' postings as they were, copied in runs between the
+		// changed documents
+		i, k := 0, 0
+		for _, d := range changed {
+			j := i + searchDoc(op[i:], uint32(d))
+			post = append(post, op[i:j]...)
+			if j < len(op) && int(op[j]>>8) == d {
+				j++
+			}
+			if k < len(cur) && cur[k].d == d {
+				emit(d, cur[k].v)
+				k++
+			}
+			i = j
+		}
+		t.post = append(post, op[i:]...)
+		return t
+	}
 	k := 0
 	for _, p := range op {
 		d := int(p >> 8)
 		for ; k < len(cur) && cur[k].d < d; k++ {
 			emit(cur[k].d, cur[k].v)
 		}
-		switch {
-		case isChanged[d]:
-		case requant:
+		if !isChanged[d] {
 			v, _ := valueOf(vecs[d], f)
 			emit(d, v)
-		default:
-			post = append(post, p)
 		}
 	}
 	for ; k < len(cur); k++ {
@@ -300,6 +315,27 @@ func (x *semIndex) touch(f uint32, changed []int, isChanged []bool, old, vecs []
 	}
 	t.post = post
 	return t
+}
+
+// searchDoc returns the index of the first posting of post whose document is d or later.
+func searchDoc(post []uint32, d uint32) int {
+	lo, hi := 0, len(post)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if post[m]>>8 < d {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// samplePostings hashes a few postings of p and its length: postings that differ in a
+// sampled place hash apart, and the others are told apart by comparing them.
+func samplePostings(p []uint32) uint64 {
+	n := len(p)
+	return hashPostings([]uint32{uint32(n), p[0], p[n/4], p[n/2], p[3*n/4], p[n-1]})
 }
 
 // regroup groups the touched features (ts, in feature order) by their postings now, and
@@ -322,7 +358,7 @@ func (x *semIndex) regroup(ts []semTouched, vecs []embed.SparseVector, isChanged
 			t.group = -1
 			continue
 		}
-		h := hashPostings(t.post)
+		h := samplePostings(t.post)
 		t.group = -1
 		for _, c := range byHash[h] {
 			if slices.Equal(groups[c].post, t.post) {
@@ -366,7 +402,12 @@ func (x *semIndex) regroup(ts []semTouched, vecs []embed.SparseVector, isChanged
 func markChanged(changed []bool, a, b []uint32) {
 	i, j := 0, 0
 	for i < len(a) || j < len(b) {
+		for i < len(a) && j < len(b) && a[i] == b[j] {
+			i++
+			j++
+		}
 		switch {
+		case i == len(a) && j == len(b):
 		case j == len(b) || (i < len(a) && a[i]>>8 < b[j]>>8):
 			changed[a[i]>>8] = true
 			i++
