@@ -37,7 +37,7 @@ func (g *Generation) canPatchSparse() bool {
 	}
 	px := &g.shared.sem
 	dim := g.emb.Dim()
-	return px.sparse != nil && px.absMax != nil && px.fmap == nil && dim > 0 && dim <= maxDenseFeatureTable &&
+	return px.sparse != nil && px.absMax != nil && px.fmap == nil && dim > 0 && dim <= maxDenseFeatureTable && len(px.post) < semPatchArena &&
 		len(px.ftab) == (dim+63)/64 && sameEmbedder(g.prev.emb, g.emb) && sameEmbedder(g.shared.emb, g.emb) &&
 		px.commonDF == uint32(max(g.n/semCommonFrac, semCommonMin))
 }
@@ -158,22 +158,24 @@ func (g *Generation) patchSparse(ctx context.Context) (bool, error) {
 			fid++
 		}
 	}
-	postOf := func(id int32) []uint32 {
-		if int(id) < nOld {
-			sl := px.lists[id]
-			return px.post[sl.start : sl.start+sl.df]
-		}
-		return groups[int(id)-nOld].post
-	}
-	total := 0
-	for _, id := range srcs {
-		total += len(postOf(id))
-	}
-	x.lists, x.post = make([]semList, len(srcs)), make([]uint32, 0, total)
+	// The kept lists stay where they are (the arenas are shared); the groups' postings go
+	// to the end of the patch arena (copied: another build may patch px too).
+	x.lists, x.post = make([]semList, len(srcs)), px.post
+	x.xpost = px.xpost[:len(px.xpost):len(px.xpost)]
 	for l, id := range srcs {
-		p := postOf(id)
-		x.lists[l] = semList{start: uint32(len(x.post)), df: uint32(len(p))}
-		x.post = append(x.post, p...)
+		if int(id) < nOld {
+			x.lists[l] = semList{start: px.lists[id].start, df: px.lists[id].df}
+			continue
+		}
+		p := groups[int(id)-nOld].post
+		if len(x.xpost)+len(p) >= semPatchArena {
+			return false, nil
+		}
+		x.lists[l] = semList{start: semPatchArena | uint32(len(x.xpost)), df: uint32(len(p))}
+		x.xpost = append(x.xpost, p...)
+	}
+	if len(x.xpost)*semPatchShare > len(x.post) {
+		x.compact()
 	}
 
 	// Common ids: a kept list keeps its own; a group takes the id of its first feature's
@@ -191,7 +193,7 @@ func (g *Generation) patchSparse(ctx context.Context) (bool, error) {
 			if from := gr.from; from >= 0 && px.lists[from].cid != 0 && members[from] == 0 && !claimed[from] {
 				claimed[from] = true
 				sl.cid = px.lists[from].cid
-				markChanged(rewrite, postOf(from), gr.post)
+				markChanged(rewrite, px.postings(&px.lists[from]), gr.post)
 			} else {
 				x.ncommon++
 				sl.cid = uint32(x.ncommon)
@@ -245,7 +247,7 @@ func (x *semIndex) touch(f uint32, changed []int, isChanged []bool, old, vecs []
 	if id, ok := x.feature(f); ok {
 		t.oldFid = int32(id)
 		sl := x.lists[x.feats[id].list]
-		op = x.post[sl.start : sl.start+sl.df]
+		op = x.postings(&sl)
 		oldMax = x.absMax[id]
 	}
 	type docValue struct {
@@ -388,13 +390,35 @@ func (x *semIndex) regroup(ts []semTouched, vecs []embed.SparseVector, isChanged
 				continue
 			}
 			l := x.feats[id].list
-			if sl := x.lists[l]; members[l] > 0 && int(sl.df) == len(gr.post) && slices.Equal(x.post[sl.start:sl.start+sl.df], gr.post) {
+			if sl := &x.lists[l]; members[l] > 0 && int(sl.df) == len(gr.post) && slices.Equal(x.postings(sl), gr.post) {
 				gr.into = int32(l)
 				break
 			}
 		}
 	}
 	return groups, members
+}
+
+// A patched index keeps the lists of untouched features in the arena they are in and puts
+// the others in the patch arena (xpost). Once it holds more than 1/semPatchShare as many
+// postings as the main arena, compact lays every list out in one new arena, as a build
+// does.
+const semPatchShare = 4
+
+// compact lays the lists out in one new arena, in list order, and empties the patch arena.
+func (x *semIndex) compact() {
+	total := 0
+	for l := range x.lists {
+		total += int(x.lists[l].df)
+	}
+	post := make([]uint32, 0, total)
+	for l := range x.lists {
+		sl := &x.lists[l]
+		p := x.postings(sl)
+		sl.start = uint32(len(post))
+		post = append(post, p...)
+	}
+	x.post, x.xpost = post, nil
 }
 
 // markChanged sets changed[d] for every document whose posting differs between a and b

@@ -32,8 +32,9 @@ type semFeat struct {
 }
 
 // semList is one posting list of the sparse semantic index: postings post[start:start+df]
-// (see semIndex), shared by the features whose quantised values are the same in every
-// document.
+// (see semIndex), or xpost[start-semPatchArena:][:df] when start has the bit semPatchArena
+// (a list of a patched index, semantic_patch.go), shared by the features whose quantised
+// values are the same in every document.
 type semList struct {
 	start, df uint32
 	cid       uint32 // 1 + the list's id among the common lists; 0 for a rarer list
@@ -241,6 +242,18 @@ func (x *semIndex) shareLists(post, start []uint32) {
 	x.post = slices.Clone(post[:w])
 }
 
+// semPatchArena flags the start of a list held in the patch arena (semIndex.xpost).
+const semPatchArena = 1 << 31
+
+// postings returns list sl's postings.
+func (x *semIndex) postings(sl *semList) []uint32 {
+	if s := sl.start; s&semPatchArena != 0 {
+		s &^= semPatchArena
+		return x.xpost[s : s+sl.df]
+	}
+	return x.post[sl.start : sl.start+sl.df]
+}
+
 // hashPostings hashes a sequence of postings.
 func hashPostings(p []uint32) uint64 {
 	h := uint64(len(p))
@@ -285,7 +298,7 @@ func (x *semIndex) buildForward(n int) {
 	off := make([]uint32, n+1) // a document's records are recs[off[doc]:off[doc+1]]
 	for _, sl := range x.lists {
 		if sl.cid != 0 {
-			for _, p := range x.post[sl.start : sl.start+sl.df] {
+			for _, p := range x.postings(&sl) {
 				off[p>>8+1]++
 			}
 		}
@@ -297,7 +310,7 @@ func (x *semIndex) buildForward(n int) {
 	fill := slices.Clone(off[:n])
 	for _, sl := range x.lists {
 		if sl.cid != 0 {
-			for _, p := range x.post[sl.start : sl.start+sl.df] {
+			for _, p := range x.postings(&sl) {
 				d := p >> 8
 				recs[fill[d]] = (sl.cid-1)<<8 | p&0xff
 				fill[d]++
@@ -392,7 +405,8 @@ var semScratchPool = sync.Pool{New: func() any { return &semScratch{lw: new([max
 
 // semTerm is one of the query's posting lists and its weight.
 type semTerm struct {
-	list, start, df, cid uint32
+	post                 []uint32 // the list's postings
+	list, df, cid        uint32
 	w                    float32 // the query's value × the feature's scale, summed over the list's features
 	wi                   int32   // w in units of the query's step
 }
@@ -527,7 +541,7 @@ func (x *semIndex) dense(st *semScratch, bits []uint64, top *topN, step float64,
 	for i := range st.terms {
 		t := &st.terms[i]
 		w := t.wi
-		for _, p := range x.post[t.start : t.start+t.df] {
+		for _, p := range t.post {
 			acc[p>>8] += w * int32(int8(p))
 		}
 	}
@@ -608,7 +622,7 @@ func (x *semIndex) finishTerms(st *semScratch, ts []semTerm) ([]semTerm, float64
 	var sum float64
 	for i := range ts {
 		t, sl := &ts[i], &x.lists[ts[i].list]
-		t.start, t.df, t.cid = sl.start, sl.df, sl.cid
+		t.post, t.df, t.cid = x.postings(sl), sl.df, sl.cid
 		sum += math.Abs(float64(t.w))
 	}
 	st.terms = ts
@@ -834,7 +848,7 @@ func dotForwardPairs(a, b []uint16, lw *[maxCommonLists]int32) (ca, cb uint16, s
 // accumulate adds t's weight × the values of its list to the allowed documents' scores,
 // and appends the documents seen for the first time to st.touched.
 func (x *semIndex) accumulate(st *semScratch, t *semTerm, bits []uint64) {
-	post := x.post[t.start : t.start+t.df]
+	post := t.post
 	n := len(st.touched)
 	// grown before the loops, so that no call to grow it keeps their values out of
 	// registers
