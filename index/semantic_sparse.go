@@ -405,10 +405,10 @@ var semScratchPool = sync.Pool{New: func() any { return &semScratch{lw: new([max
 
 // semTerm is one of the query's posting lists and its weight.
 type semTerm struct {
-	post                 []uint32 // the list's postings
-	list, df, cid        uint32
-	w                    float32 // the query's value × the feature's scale, summed over the list's features
-	wi                   int32   // w in units of the query's step
+	post          []uint32 // the list's postings
+	list, df, cid uint32
+	w             float32 // the query's value × the feature's scale, summed over the list's features
+	wi            int32   // w in units of the query's step
 }
 
 // semanticSparse ranks the allowed documents by the dot product of their idf-weighted
