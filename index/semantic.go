@@ -30,7 +30,8 @@ type semIndex struct {
 	absMax   []float32 // by feature id: the largest absolute value of the feature
 	lists    []semList
 	post     []uint32
-	xpost    []uint32 // the postings of lists a patch made (see semList), since post was laid out
+	xpost    []uint32     // the postings of lists a patch made (see semList), since post was laid out
+	xbuf     *semPatchBuf // xpost's backing array
 	commonDF uint32
 	ncommon  int // the largest common id given (a patched index may leave ids unused)
 	// commonPost is the number of postings in common lists; fwdExcess the records of fwd

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sync/atomic"
 
 	"github.com/capdex/capdex/index/embed"
 )
@@ -161,7 +162,13 @@ func (g *Generation) patchSparse(ctx context.Context) (bool, error) {
 	// The kept lists stay where they are (the arenas are shared); the groups' postings go
 	// to the end of the patch arena (copied: another build may patch px too).
 	x.lists, x.post = make([]semList, len(srcs)), px.post
-	x.xpost = px.xpost[:len(px.xpost):len(px.xpost)]
+	need := 0
+	for _, id := range srcs {
+		if int(id) >= nOld {
+			need += len(groups[int(id)-nOld].post)
+		}
+	}
+	x.xbuf, x.xpost = px.xbuf.extend(px.xpost, need)
 	for l, id := range srcs {
 		if int(id) < nOld {
 			x.lists[l] = semList{start: px.lists[id].start, df: px.lists[id].df}
@@ -402,8 +409,31 @@ func (x *semIndex) regroup(ts []semTouched, vecs []embed.SparseVector, isChanged
 // A patched index keeps the lists of untouched features in the arena they are in and puts
 // the others in the patch arena (xpost). Once it holds more than 1/semPatchShare as many
 // postings as the main arena, compact lays every list out in one new arena, as a build
-// does.
-const semPatchShare = 4
+// does. (A variable for tests.)
+var semPatchShare = 4
+
+// semPatchBuf is the backing array of patch arenas (semIndex.xpost), shared by the
+// generations that patched one another in turn: each appends its lists after the
+// postings of the one it patched, which reads none of them. used is how many postings
+// were written; a patch reserves room by moving it from the length of the arena it
+// extends, so a second patch of the same generation copies the arena instead.
+type semPatchBuf struct {
+	buf  []uint32
+	used atomic.Int64
+}
+
+// extend returns a patch arena that holds xpost (b's, or nil) and room for need more
+// postings, and its backing array.
+func (b *semPatchBuf) extend(xpost []uint32, need int) (*semPatchBuf, []uint32) {
+	n := len(xpost)
+	if b != nil && cap(b.buf)-n >= need && b.used.CompareAndSwap(int64(n), int64(n+need)) {
+		return b, b.buf[:n]
+	}
+	nb := &semPatchBuf{buf: make([]uint32, n, 2*(n+need))}
+	copy(nb.buf, xpost)
+	nb.used.Store(int64(n + need))
+	return nb, nb.buf[:n]
+}
 
 // compact lays the lists out in one new arena, in list order, and empties the patch arena.
 func (x *semIndex) compact() {
@@ -418,7 +448,7 @@ func (x *semIndex) compact() {
 		sl.start = uint32(len(post))
 		post = append(post, p...)
 	}
-	x.post, x.xpost = post, nil
+	x.post, x.xpost, x.xbuf = post, nil, nil
 }
 
 // markChanged sets changed[d] for every document whose posting differs between a and b

@@ -167,3 +167,110 @@ func testSparsePatchRegroups(t *testing.T) {
 		t.Fatalf("%d of %d changes patched", patched, len(steps))
 	}
 }
+
+// TestSparsePatchSharedArena searches a patched generation from several goroutines while
+// two changes are patched from it at once (one extends the patch arena it shares, the
+// other copies it): every answer must equal a full build's, under -race too.
+func TestSparsePatchSharedArena(t *testing.T) {
+	defer func(s int) { semPatchShare = s }(semPatchShare)
+	semPatchShare = 0 // never compact: one document's lists hold much of a small catalogue's postings
+	ctx := context.Background()
+	emb := embed.NewHashed()
+	snap, err := registry.NewSnapshot(1, testcat.GenerateCatalog(300, 9))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := Build(ctx, snap, Options{Embedder: emb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	change := func(s *registry.Snapshot, d int, word string) *registry.Snapshot {
+		x := s.Caps[d].Clone()
+		x.Version++
+		x.Summary += " " + word
+		next, err := s.Apply(s.Generation+1, []*registry.Capability{x}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return next
+	}
+	base, err := Build(ctx, snap, Options{Embedder: emb, Reuse: first})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s1 := change(snap, 17, "gravel")
+	g1, err := Build(ctx, s1, Options{Embedder: emb, Reuse: base})
+	if err != nil || !g1.stats.SemanticPatched {
+		t.Fatalf("not patched: %v", err)
+	}
+	if g1.sem.xbuf == nil {
+		t.Fatal("the patched generation holds no patch arena (compacted at once)")
+	}
+	queries := []string{s1.Caps[17].Summary, s1.Caps[40].Summary + " " + s1.Caps[90].Summary, "gravel"}
+	want := make([][]Hit, len(queries))
+	full, err := Build(ctx, s1, Options{Embedder: emb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, q := range queries {
+		want[i] = retrieve(t, full, Semantic, &Query{Text: q}, 10)
+	}
+	done := make(chan struct{})
+	errs := make(chan string, 8)
+	for range 3 {
+		go func() {
+			for {
+				select {
+				case <-done:
+					errs <- ""
+					return
+				default:
+				}
+				for i, q := range queries {
+					if got := retrieve(t, g1, Semantic, &Query{Text: q}, 10); !reflect.DeepEqual(got, want[i]) {
+						errs <- fmt.Sprintf("%q: %v, want %v", q, got, want[i])
+						return
+					}
+				}
+			}
+		}()
+	}
+	var next [2]*Generation
+	nsnap := [2]*registry.Snapshot{change(s1, 33, "pebble"), change(s1, 200, "boulder")}
+	built := make(chan int, 2)
+	for i := range 2 {
+		go func() {
+			g, err := Build(ctx, nsnap[i], Options{Embedder: emb, Reuse: g1})
+			if err != nil {
+				t.Error(err)
+			}
+			next[i] = g
+			built <- i
+		}()
+	}
+	<-built
+	<-built
+	close(done)
+	for range 3 {
+		if e := <-errs; e != "" {
+			t.Fatal(e)
+		}
+	}
+	for i, g := range next {
+		full, err := Build(ctx, nsnap[i], Options{Embedder: emb})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := semDiff(&g.sem, &full.sem); d != "" {
+			t.Fatalf("change %d: %s", i, d)
+		}
+		for _, q := range append(queries, "pebble boulder") {
+			if a, b := retrieve(t, g, Semantic, &Query{Text: q}, 10), retrieve(t, full, Semantic, &Query{Text: q}, 10); !reflect.DeepEqual(a, b) {
+				t.Fatalf("change %d: %q: %v, want %v", i, q, a, b)
+			}
+		}
+	}
+	if (next[0].sem.xbuf == g1.sem.xbuf) == (next[1].sem.xbuf == g1.sem.xbuf) {
+		t.Fatal("not exactly one of two patches of one generation extends its patch arena")
+	}
+}
