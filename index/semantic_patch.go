@@ -168,7 +168,7 @@ func (g *Generation) patchSparse(ctx context.Context) (bool, error) {
 			need += len(groups[int(id)-nOld].post)
 		}
 	}
-	x.xbuf, x.xpost = px.xbuf.extend(px.xpost, need)
+	x.xbuf, x.xpost = px.xbuf.extend(px.xpost, need, len(px.post)/max(semPatchShare, 1))
 	for l, id := range srcs {
 		if int(id) < nOld {
 			x.lists[l] = semList{start: px.lists[id].start, df: px.lists[id].df}
@@ -423,13 +423,14 @@ type semPatchBuf struct {
 }
 
 // extend returns a patch arena that holds xpost (b's, or nil) and room for need more
-// postings, and its backing array.
-func (b *semPatchBuf) extend(xpost []uint32, need int) (*semPatchBuf, []uint32) {
+// postings, and its backing array; a new one has room for at least size postings (those
+// the arena holds until it is compacted).
+func (b *semPatchBuf) extend(xpost []uint32, need, size int) (*semPatchBuf, []uint32) {
 	n := len(xpost)
 	if b != nil && cap(b.buf)-n >= need && b.used.CompareAndSwap(int64(n), int64(n+need)) {
 		return b, b.buf[:n]
 	}
-	nb := &semPatchBuf{buf: make([]uint32, n, 2*(n+need))}
+	nb := &semPatchBuf{buf: make([]uint32, n, max(2*(n+need), size+need))}
 	copy(nb.buf, xpost)
 	nb.used.Store(int64(n + need))
 	return nb, nb.buf[:n]
