@@ -246,12 +246,15 @@ func (x *semIndex) shareLists(post, start []uint32) {
 const semPatchArena = 1 << 31
 
 // postings returns list sl's postings.
-func (x *semIndex) postings(sl *semList) []uint32 {
-	if s := sl.start; s&semPatchArena != 0 {
-		s &^= semPatchArena
-		return x.xpost[s : s+sl.df]
+func (x *semIndex) postings(sl *semList) []uint32 { return x.span(sl.start, sl.df) }
+
+// span returns the df postings of a list that start at start (semList.start).
+func (x *semIndex) span(start, df uint32) []uint32 {
+	if start&semPatchArena != 0 {
+		start &^= semPatchArena
+		return x.xpost[start : start+df]
 	}
-	return x.post[sl.start : sl.start+sl.df]
+	return x.post[start : start+df]
 }
 
 // hashPostings hashes a sequence of postings.
@@ -405,10 +408,9 @@ var semScratchPool = sync.Pool{New: func() any { return &semScratch{lw: new([max
 
 // semTerm is one of the query's posting lists and its weight.
 type semTerm struct {
-	post          []uint32 // the list's postings
-	list, df, cid uint32
-	w             float32 // the query's value × the feature's scale, summed over the list's features
-	wi            int32   // w in units of the query's step
+	list, start, df, cid uint32
+	w                    float32 // the query's value × the feature's scale, summed over the list's features
+	wi                   int32   // w in units of the query's step
 }
 
 // semanticSparse ranks the allowed documents by the dot product of their idf-weighted
@@ -541,7 +543,7 @@ func (x *semIndex) dense(st *semScratch, bits []uint64, top *topN, step float64,
 	for i := range st.terms {
 		t := &st.terms[i]
 		w := t.wi
-		for _, p := range t.post {
+		for _, p := range x.span(t.start, t.df) {
 			acc[p>>8] += w * int32(int8(p))
 		}
 	}
@@ -622,7 +624,7 @@ func (x *semIndex) finishTerms(st *semScratch, ts []semTerm) ([]semTerm, float64
 	var sum float64
 	for i := range ts {
 		t, sl := &ts[i], &x.lists[ts[i].list]
-		t.post, t.df, t.cid = x.postings(sl), sl.df, sl.cid
+		t.start, t.df, t.cid = sl.start, sl.df, sl.cid
 		sum += math.Abs(float64(t.w))
 	}
 	st.terms = ts
@@ -848,7 +850,7 @@ func dotForwardPairs(a, b []uint16, lw *[maxCommonLists]int32) (ca, cb uint16, s
 // accumulate adds t's weight × the values of its list to the allowed documents' scores,
 // and appends the documents seen for the first time to st.touched.
 func (x *semIndex) accumulate(st *semScratch, t *semTerm, bits []uint64) {
-	post := t.post
+	post := x.span(t.start, t.df)
 	n := len(st.touched)
 	// grown before the loops, so that no call to grow it keeps their values out of
 	// registers
