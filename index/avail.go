@@ -32,7 +32,7 @@ func (g *Generation) WithAvailability(snap *registry.Snapshot) (*Generation, err
 	cp := *g
 	ng := &cp
 	ng.snap, ng.cols, ng.filter = snap, &colView{}, &filterIndex{}
-	ng.stats.ColumnRestored, ng.stats.LexicalPatched = false, false
+	ng.stats.ColumnRestored, ng.stats.LexicalPatched, ng.stats.SemanticPatched = false, false, false
 	t := time.Now()
 	if err := ng.buildColumns(nil); err != nil {
 		return nil, err

@@ -99,6 +99,9 @@ type BuildStats struct {
 	// LexicalPatched is true when the lexical index was patched from Options.Reuse's (a text
 	// change that kept every docID) rather than assembled.
 	LexicalPatched bool
+	// SemanticPatched is true when the sparse semantic index was patched from
+	// Options.Reuse's (a text change that kept every docID) rather than assembled.
+	SemanticPatched bool
 }
 
 // Build indexes snap. The snapshot (and its capabilities) must not change afterwards. Build

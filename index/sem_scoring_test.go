@@ -135,7 +135,7 @@ func TestAccumulate(t *testing.T) {
 		for i := range terms {
 			tm := &terms[i]
 			x.accumulate(st, tm, bits)
-			for _, p := range x.post[tm.start : tm.start+tm.df] {
+			for _, p := range x.span(tm.start, tm.df) {
 				d := p >> 8
 				if bits != nil && bits[d/64]&(1<<(d%64)) == 0 {
 					continue

@@ -27,12 +27,20 @@ type semIndex struct {
 	ftab     []rankWord
 	fmap     map[uint32]uint32
 	feats    []semFeat
+	absMax   []float32 // by feature id: the largest absolute value of the feature
 	lists    []semList
 	post     []uint32
+	xpost    []uint32     // the postings of lists a patch made (see semList), since post was laid out
+	xbuf     *semPatchBuf // xpost's backing array
 	commonDF uint32
-	ncommon  int
-	fwdOff   []uint32
-	fwd      []uint16
+	ncommon  int // the largest common id given (a patched index may leave ids unused)
+	// commonPost is the number of postings in common lists; fwdExcess the records of fwd
+	// beyond them when the common ids were last numbered (fillers, see appendForward). A
+	// patched index (semantic_patch.go) may hold stale records of common ids no list has.
+	commonPost int
+	fwdExcess  int
+	fwdOff     []uint32
+	fwd        []uint16
 
 	// err is why the dense vectors could not be built (the embedder failed or answered
 	// vectors of the wrong shape): the semantic retriever then fails every search with it,

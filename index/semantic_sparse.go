@@ -32,8 +32,9 @@ type semFeat struct {
 }
 
 // semList is one posting list of the sparse semantic index: postings post[start:start+df]
-// (see semIndex), shared by the features whose quantised values are the same in every
-// document.
+// (see semIndex), or xpost[start-semPatchArena:][:df] when start has the bit semPatchArena
+// (a list of a patched index, semantic_patch.go), shared by the features whose quantised
+// values are the same in every document.
 type semList struct {
 	start, df uint32
 	cid       uint32 // 1 + the list's id among the common lists; 0 for a rarer list
@@ -85,6 +86,11 @@ const (
 const maxSparseDocs = 1 << 24
 
 func (g *Generation) buildSparse(ctx context.Context) error {
+	if g.canPatchSparse() {
+		if done, err := g.patchSparse(ctx); done || err != nil {
+			return err
+		}
+	}
 	x := &g.sem
 	dim := g.emb.Dim()
 	useTable := dim > 0 && dim <= maxDenseFeatureTable
@@ -162,11 +168,7 @@ func (g *Generation) buildSparse(ctx context.Context) error {
 	for d, v := range vecs {
 		for i, f := range v.Idx {
 			id := featureOf(f)
-			var q int8
-			if step := absMax[id] / 127; step > 0 {
-				q = int8(max(-127, min(127, math.Round(float64(v.Val[i]/step)))))
-			}
-			post[fill[id]] = uint32(d)<<8 | uint32(uint8(q))
+			post[fill[id]] = uint32(d)<<8 | uint32(uint8(quantize(v.Val[i], absMax[id])))
 			fill[id]++
 		}
 		if g.an == nil {
@@ -178,12 +180,30 @@ func (g *Generation) buildSparse(ctx context.Context) error {
 	}
 	x.feats = make([]semFeat, len(df))
 	for id, c := range df {
-		x.feats[id].scale = absMax[id] / 127 * semIdf(g.n, c)
+		x.feats[id].scale = semScale(absMax[id], g.n, c)
 	}
+	x.absMax = absMax
 	x.shareLists(post, start)
 	x.markCommon(g.n)
 	x.buildForward(g.n)
+	x.fwdExcess = len(x.fwd) - x.commonPost
 	return nil
+}
+
+// quantize returns a document's value v of a feature whose largest absolute value over
+// the documents is absMax, as the multiple of absMax/127 a posting holds.
+func quantize(v, absMax float32) int8 {
+	if step := absMax / 127; step > 0 {
+		return int8(max(-127, min(127, math.Round(float64(v/step)))))
+	}
+	return 0
+}
+
+// semScale is the scale of a feature (semFeat.scale) whose largest absolute value is
+// absMax, found in df of n documents.
+func semScale(absMax float32, n int, df uint32) float32 {
+	step := absMax / 127
+	return step * semIdf(n, df)
 }
 
 // sameEmbedder reports whether a and b are the same embedder (the vectors of one are
@@ -222,6 +242,21 @@ func (x *semIndex) shareLists(post, start []uint32) {
 	x.post = slices.Clone(post[:w])
 }
 
+// semPatchArena flags the start of a list held in the patch arena (semIndex.xpost).
+const semPatchArena = 1 << 31
+
+// postings returns list sl's postings.
+func (x *semIndex) postings(sl *semList) []uint32 { return x.span(sl.start, sl.df) }
+
+// span returns the df postings of a list that start at start (semList.start).
+func (x *semIndex) span(start, df uint32) []uint32 {
+	if start&semPatchArena != 0 {
+		start &^= semPatchArena
+		return x.xpost[start : start+df]
+	}
+	return x.post[start : start+df]
+}
+
 // hashPostings hashes a sequence of postings.
 func hashPostings(p []uint32) uint64 {
 	h := uint64(len(p))
@@ -243,10 +278,20 @@ func (x *semIndex) markCommon(n int) {
 		slices.Sort(dfs)
 		x.commonDF = dfs[len(dfs)-maxCommonLists]
 	}
+	x.numberCommon()
+}
+
+// numberCommon gives the lists of more than commonDF documents their common ids, in list
+// order, and sums their postings (commonPost).
+func (x *semIndex) numberCommon() {
+	x.ncommon, x.commonPost = 0, 0
 	for l := range x.lists {
-		if sl := &x.lists[l]; sl.df > x.commonDF {
+		sl := &x.lists[l]
+		sl.cid = 0
+		if sl.df > x.commonDF {
 			x.ncommon++
 			sl.cid = uint32(x.ncommon)
+			x.commonPost += int(sl.df)
 		}
 	}
 }
@@ -256,7 +301,7 @@ func (x *semIndex) buildForward(n int) {
 	off := make([]uint32, n+1) // a document's records are recs[off[doc]:off[doc+1]]
 	for _, sl := range x.lists {
 		if sl.cid != 0 {
-			for _, p := range x.post[sl.start : sl.start+sl.df] {
+			for _, p := range x.postings(&sl) {
 				off[p>>8+1]++
 			}
 		}
@@ -268,7 +313,7 @@ func (x *semIndex) buildForward(n int) {
 	fill := slices.Clone(off[:n])
 	for _, sl := range x.lists {
 		if sl.cid != 0 {
-			for _, p := range x.post[sl.start : sl.start+sl.df] {
+			for _, p := range x.postings(&sl) {
 				d := p >> 8
 				recs[fill[d]] = (sl.cid-1)<<8 | p&0xff
 				fill[d]++
@@ -498,7 +543,7 @@ func (x *semIndex) dense(st *semScratch, bits []uint64, top *topN, step float64,
 	for i := range st.terms {
 		t := &st.terms[i]
 		w := t.wi
-		for _, p := range x.post[t.start : t.start+t.df] {
+		for _, p := range x.span(t.start, t.df) {
 			acc[p>>8] += w * int32(int8(p))
 		}
 	}
@@ -663,10 +708,11 @@ func cmpDF(a, b *semTerm) int {
 }
 
 // completionCost estimates the cost, in postings, of completing cands candidates through
-// the forward postings of the n documents (records, see appendForward): the sparse
-// retriever walks a query's common lists when they hold fewer postings.
+// the forward postings of the n documents (their common postings; the filler records of
+// appendForward, which depend on how the common lists are numbered, are not counted): the
+// sparse retriever walks a query's common lists when they hold fewer postings.
 func (x *semIndex) completionCost(n, cands int) int {
-	return cands * len(x.fwd) / max(n, 1)
+	return cands * x.commonPost / max(n, 1)
 }
 
 // complete adds the common features (weights st.lw by common id) to the best cands of the
@@ -804,7 +850,7 @@ func dotForwardPairs(a, b []uint16, lw *[maxCommonLists]int32) (ca, cb uint16, s
 // accumulate adds t's weight × the values of its list to the allowed documents' scores,
 // and appends the documents seen for the first time to st.touched.
 func (x *semIndex) accumulate(st *semScratch, t *semTerm, bits []uint64) {
-	post := x.post[t.start : t.start+t.df]
+	post := x.span(t.start, t.df)
 	n := len(st.touched)
 	// grown before the loops, so that no call to grow it keeps their values out of
 	// registers

@@ -64,7 +64,7 @@ func exhaustiveSparse(g *Generation, text string, allow *roaring.Bitmap, cost, r
 	}
 	scores = map[uint32]float64{}
 	for _, t := range append(terms, rare...) {
-		for _, p := range x.post[t.sl.start : t.sl.start+t.sl.df] {
+		for _, p := range x.postings(t.sl) {
 			if d := p >> 8; allow == nil || allow.Contains(d) {
 				scores[d] += float64(t.w) * float64(int8(p))
 			}
