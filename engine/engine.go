@@ -150,6 +150,9 @@ type Engine struct {
 	health         map[string]registry.Health
 	healthVer      atomic.Uint64
 	builtHealthVer uint64
+	// persistedGen is the registry generation whose index state the store holds
+	// (persist.go), 0 when unknown.
+	persistedGen atomic.Uint64
 }
 
 // state is one searchable generation: the index and what the query side derives from it.
@@ -418,6 +421,10 @@ func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore boo
 		p.watch.Store(&buildProgress{total: len(snap.Caps), fn: e.opts.EmbedProgress})
 		defer p.watch.Store(nil)
 	}
+	var persisted []byte
+	if prev == nil {
+		persisted = e.persisted(gen)
+	}
 	g, err := index.Build(ctx, snap, index.Options{
 		Embedder:       e.embedder,
 		History:        e.store.HistorySource(),
@@ -425,10 +432,15 @@ func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore boo
 		Logger:         e.log,
 		ColumnSnapshot: colSnap,
 		Reuse:          reuse,
+		Persisted:      persisted,
 	})
 	wg.Wait()
 	if err != nil {
 		return err
+	}
+	if prev == nil {
+		e.logPersisted(g, persisted != nil)
+		e.keepPersisted(g)
 	}
 	if restore && colSnap == nil {
 		var b bytes.Buffer
@@ -574,6 +586,9 @@ func (e *Engine) Close() error {
 			f()
 		}
 		e.keepColumns()
+		if st := e.state.Load(); st != nil {
+			e.keepPersisted(st.gen)
+		}
 		err = e.store.Close()
 	})
 	return err
