@@ -376,7 +376,9 @@ func (e *Engine) reloadLocked(ctx context.Context) error {
 // snapshot stored for its generation. With prev (the generation snap was derived from),
 // the per-capability analysis of the index and the term cache is taken from prev for every
 // capability the two share (index.Options.Reuse, rank.TermCache.Next), which gives the
-// structures a build without it gives.
+// structures a build without it gives. Without prev (a full build) the index structures
+// persisted for snap's generation are loaded instead of built when they match, and stored
+// when there were none (persist.go).
 func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore bool, prev *state) error {
 	gen := snap.Generation
 	colKey := fmt.Sprintf("columns/%d", gen)
