@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/capdex/capdex/index/embed"
@@ -377,4 +378,51 @@ func FuzzLoadExact(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPersistLoadedSearchedConcurrently searches a generation loaded from persisted state
+// (its impacts derived lazily, per term at its first query) from four goroutines: run under
+// -race, and every answer must be the built generation's.
+func TestPersistLoadedSearchedConcurrently(t *testing.T) {
+	ctx := context.Background()
+	snap, err := registry.NewSnapshot(4, testcat.GenerateCatalog(300, 6))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Build(ctx, snap, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Build(ctx, snap, Options{Persisted: persisted(t, want)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.loaded(secLexical) {
+		t.Fatalf("not loaded: %v", got.Stats().Persist.Err)
+	}
+	queries := persistQueries(snap, rand.New(rand.NewPCG(5, 6)), 40)
+	wants := make([][]Hit, len(queries))
+	for i, q := range queries {
+		if wants[i], err = want.Retrieve(ctx, Lexical, &Query{Text: q}, nil, 10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 4*len(queries))
+	for w := range 4 {
+		wg.Go(func() {
+			for k := range queries {
+				i := (k + w*len(queries)/4) % len(queries)
+				hits, err := got.Retrieve(ctx, Lexical, &Query{Text: queries[i]}, nil, 10)
+				if err != nil || !reflect.DeepEqual(hits, wants[i]) {
+					errs <- fmt.Sprintf("%q: %v (%v), built %v", queries[i], hits, err, wants[i])
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
 }
