@@ -150,6 +150,9 @@ type Engine struct {
 	health         map[string]registry.Health
 	healthVer      atomic.Uint64
 	builtHealthVer uint64
+	// persistedGen is the registry generation whose index state the store holds
+	// (persist.go), 0 when unknown.
+	persistedGen atomic.Uint64
 }
 
 // state is one searchable generation: the index and what the query side derives from it.
@@ -373,7 +376,9 @@ func (e *Engine) reloadLocked(ctx context.Context) error {
 // snapshot stored for its generation. With prev (the generation snap was derived from),
 // the per-capability analysis of the index and the term cache is taken from prev for every
 // capability the two share (index.Options.Reuse, rank.TermCache.Next), which gives the
-// structures a build without it gives.
+// structures a build without it gives. Without prev (a full build) the index structures
+// persisted for snap's generation are loaded instead of built when they match, and stored
+// when there were none (persist.go).
 func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore bool, prev *state) error {
 	gen := snap.Generation
 	colKey := fmt.Sprintf("columns/%d", gen)
@@ -418,6 +423,10 @@ func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore boo
 		p.watch.Store(&buildProgress{total: len(snap.Caps), fn: e.opts.EmbedProgress})
 		defer p.watch.Store(nil)
 	}
+	var persisted []byte
+	if prev == nil {
+		persisted = e.persisted(gen)
+	}
 	g, err := index.Build(ctx, snap, index.Options{
 		Embedder:       e.embedder,
 		History:        e.store.HistorySource(),
@@ -425,10 +434,15 @@ func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore boo
 		Logger:         e.log,
 		ColumnSnapshot: colSnap,
 		Reuse:          reuse,
+		Persisted:      persisted,
 	})
 	wg.Wait()
 	if err != nil {
 		return err
+	}
+	if prev == nil {
+		e.logPersisted(g, persisted != nil)
+		e.keepPersisted(g)
 	}
 	if restore && colSnap == nil {
 		var b bytes.Buffer
@@ -574,6 +588,9 @@ func (e *Engine) Close() error {
 			f()
 		}
 		e.keepColumns()
+		if st := e.state.Load(); st != nil {
+			e.keepPersisted(st.gen)
+		}
 		err = e.store.Close()
 	})
 	return err

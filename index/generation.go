@@ -52,6 +52,12 @@ type Options struct {
 	// own analysis for the next one (the first build of a chain analyses everything once);
 	// one built without it keeps none. The new generation does not refer to Reuse.
 	Reuse *Generation
+	// Persisted holds bytes written by (*Generation).Persist of an earlier build. When they
+	// were written for the snapshot's registry generation and capabilities by this build of
+	// capdex, Build loads the structures they hold instead of building them; whatever does
+	// not match or fails its checksum is built. BuildStats.Persist reports which. Ignored
+	// with Reuse.
+	Persisted []byte
 }
 
 // Generation is an immutable index over one registry snapshot. All methods are safe for
@@ -102,6 +108,8 @@ type BuildStats struct {
 	// SemanticPatched is true when the sparse semantic index was patched from
 	// Options.Reuse's (a text change that kept every docID) rather than assembled.
 	SemanticPatched bool
+	// Persist says what was loaded from Options.Persisted, and why anything was not.
+	Persist PersistResult
 }
 
 // Build indexes snap. The snapshot (and its capabilities) must not change afterwards. Build
@@ -131,6 +139,9 @@ func Build(ctx context.Context, snap *registry.Snapshot, opts Options) (*Generat
 	for d, c := range snap.Caps {
 		g.pack[d] = c.ResourceType == registry.TypePack
 	}
+	if opts.Reuse == nil {
+		g.loadPersisted(opts.Persisted)
+	}
 	steps := []struct {
 		d  *time.Duration
 		fn func() error
@@ -147,12 +158,17 @@ func Build(ctx context.Context, snap *registry.Snapshot, opts Options) (*Generat
 		{&g.stats.Exact, func() error {
 			if g.sharable(sameExact) {
 				g.exact = g.shared.exact
-			} else {
+			} else if !g.loaded(secExact) {
 				g.buildExact()
 			}
 			return nil
 		}},
-		{&g.stats.Lexical, func() error { return g.buildLexical(ctx) }},
+		{&g.stats.Lexical, func() error {
+			if g.loaded(secLexical) {
+				return nil
+			}
+			return g.buildLexical(ctx)
+		}},
 		{&g.stats.Metadata, func() error {
 			if g.sharable(sameMeta) {
 				g.meta = g.shared.meta

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -19,7 +20,8 @@ var memory100k = flag.Bool("memory100k", false, "BenchmarkGenerationMemory also 
 // BenchmarkGenerationMemory reports the live heap of each structure of a generation, per
 // capability, over testcat.GenerateCatalog(n, 1) decoded from JSON as the store decodes
 // it: the capabilities with their snapshot, then each index in the order Build makes them
-// (the column view includes the pre-filter). The 100k catalogue runs only with -memory100k.
+// (the column view includes the pre-filter), then the size of its persisted state and the
+// heap of the lexical and exact indexes loaded from it (as a reopen has them). The 100k catalogue runs only with -memory100k.
 //
 //	go test -run '^$' -bench GenerationMemory -benchtime=1x ./index/ [-args -memory100k]
 func BenchmarkGenerationMemory(b *testing.B) {
@@ -93,7 +95,29 @@ func benchGenerationMemory(b *testing.B, raws [][]byte) {
 	}
 	step("semantic")
 	b.ReportMetric(float64(int64(last)-int64(start))/n, "index-B/cap")
+	// the structures a reopen loads from persisted state (Options.Persisted) instead
+	var buf bytes.Buffer
+	if err := g.Persist(&buf); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(buf.Len())/n, "persisted-B/cap")
+	secs, err := g.openPersisted(buf.Bytes())
+	if err != nil {
+		b.Fatal(err)
+	}
 	runtime.KeepAlive(g)
+	l := &Generation{snap: snap, n: g.n}
+	last = liveBytes()
+	if err := l.loadLexical(secs[secLexical]); err != nil {
+		b.Fatal(err)
+	}
+	step("lexical-loaded")
+	if err := l.loadExact(secs[secExact]); err != nil {
+		b.Fatal(err)
+	}
+	step("exact-loaded")
+	runtime.KeepAlive(l)
+	runtime.KeepAlive(secs)
 }
 
 // liveBytes is the heap in use after two collections.

@@ -1,0 +1,147 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/capdex/capdex/index"
+	"github.com/capdex/capdex/registry/store"
+)
+
+// Fast open: the index structures that are expensive to rebuild (index.Generation.Persist)
+// are kept in the store with the registry generation they belong to, and a full build (Open,
+// Reload) loads them instead of building them when they match (index.Options.Persisted).
+// They are written by the first full build of a generation that found none, and by Close
+// when the generation searched is not the one stored. See docs/generations.md, "Fast open".
+//
+// Badger keeps a value below its value log file size (64 MiB here), so the bytes are
+// stored in chunks of persistChunk under index/state/<generation>/<i>, and index/state
+// names the generation and the number of chunks; the chunks of the previous generation are
+// deleted once the new ones are named. A write cut off in between leaves the previous
+// state named (or chunks no name points to, deleted by the next write of that generation's
+// successor only when named: harmless).
+
+const (
+	persistKey   = "index/state"
+	persistChunk = 8 << 20
+)
+
+// persistManifest is the value of persistKey.
+type persistManifest struct {
+	gen    uint64
+	chunks int
+}
+
+func (m persistManifest) encode() []byte {
+	b := binary.AppendUvarint(nil, m.gen)
+	return binary.AppendUvarint(b, uint64(m.chunks))
+}
+
+func decodeManifest(b []byte) (persistManifest, error) {
+	gen, k := binary.Uvarint(b)
+	if k <= 0 {
+		return persistManifest{}, errors.New("bad generation")
+	}
+	n, k2 := binary.Uvarint(b[k:])
+	if k2 <= 0 || k+k2 != len(b) || n > 1<<20 {
+		return persistManifest{}, errors.New("bad chunk count")
+	}
+	return persistManifest{gen: gen, chunks: int(n)}, nil
+}
+
+func chunkKey(gen uint64, i int) string { return fmt.Sprintf("%s/%d/%d", persistKey, gen, i) }
+
+// persisted returns the stored index state of registry generation gen, or nil (logging
+// why) when there is none for it.
+func (e *Engine) persisted(gen uint64) []byte {
+	if e.opts.Dir == "" {
+		return nil
+	}
+	b, err := e.store.GetBlob(persistKey)
+	if errors.Is(err, store.ErrNotFound) {
+		e.log.Info("index: no persisted index state, building", "generation", gen)
+		return nil
+	}
+	if err != nil {
+		e.log.Warn("index: reading the persisted index state failed, building", "generation", gen, "err", err)
+		return nil
+	}
+	m, err := decodeManifest(b)
+	if err != nil {
+		e.log.Warn("index: persisted index state unreadable, building", "generation", gen, "err", err)
+		return nil
+	}
+	if m.gen != gen {
+		e.log.Info("index: persisted index state is of another generation, building", "generation", gen, "persisted", m.gen)
+		return nil
+	}
+	var out []byte
+	for i := range m.chunks {
+		c, err := e.store.GetBlob(chunkKey(gen, i))
+		if err != nil {
+			e.log.Warn("index: persisted index state incomplete, building", "generation", gen, "chunk", i, "err", err)
+			return nil
+		}
+		if out == nil {
+			out = make([]byte, 0, len(c)*m.chunks)
+		}
+		out = append(out, c...)
+	}
+	return out
+}
+
+// logPersisted says what a full build did with the persisted state it was given.
+func (e *Engine) logPersisted(g *index.Generation, given bool) {
+	p := g.Stats().Persist
+	switch {
+	case !given:
+	case p.Err != nil:
+		e.log.Warn("index: persisted index state not used, rebuilding", "generation", g.Snapshot().Generation,
+			"loaded", p.Loaded, "reason", p.Err)
+	default:
+		e.log.Info("index: persisted index state loaded", "generation", g.Snapshot().Generation, "sections", p.Loaded)
+		e.persistedGen.Store(g.Snapshot().Generation)
+	}
+}
+
+// keepPersisted stores g's index state (index.Generation.Persist) as the store's, unless it
+// is stored already.
+func (e *Engine) keepPersisted(g *index.Generation) {
+	gen := g.Snapshot().Generation
+	if e.opts.Dir == "" || gen == 0 || e.persistedGen.Load() == gen {
+		return
+	}
+	var b bytes.Buffer
+	if err := g.Persist(&b); err != nil {
+		e.log.Warn("index: persisting the index state failed", "generation", gen, "err", err)
+		return
+	}
+	var old persistManifest
+	if v, err := e.store.GetBlob(persistKey); err == nil {
+		old, _ = decodeManifest(v)
+	}
+	data := b.Bytes()
+	m := persistManifest{gen: gen, chunks: (len(data) + persistChunk - 1) / persistChunk}
+	for i := range m.chunks {
+		if err := e.store.PutBlob(chunkKey(gen, i), data[i*persistChunk:min(len(data), (i+1)*persistChunk)]); err != nil {
+			e.log.Warn("index: persisting the index state failed", "generation", gen, "err", err)
+			return
+		}
+	}
+	if err := e.store.PutBlob(persistKey, m.encode()); err != nil {
+		e.log.Warn("index: persisting the index state failed", "generation", gen, "err", err)
+		return
+	}
+	e.persistedGen.Store(gen)
+	if old.gen != gen {
+		for i := range old.chunks {
+			if err := e.store.DeleteBlob(chunkKey(old.gen, i)); err != nil {
+				e.log.Warn("index: deleting the previous index state failed", "generation", old.gen, "err", err)
+				return
+			}
+		}
+	}
+	e.log.Debug("index: index state persisted", "generation", gen, "bytes", len(data), "chunks", m.chunks)
+}
