@@ -526,7 +526,8 @@ func (e *Engine) applyChange(ctx context.Context, put, deleted []string) error {
 	if err := e.build(ctx, snap, false, cur); err != nil {
 		return err
 	}
-	e.log.Debug("registry generation loaded", "generation", gen, "changed", len(put), "deleted", len(deleted))
+	e.log.Debug("registry generation loaded", "generation", gen, "changed", len(put), "deleted", len(deleted),
+		"lexical_patched", e.state.Load().gen.Stats().LexicalPatched, "terms_patched", e.state.Load().terms.Patched())
 	return nil
 }
 
