@@ -406,7 +406,11 @@ func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore boo
 		} else {
 			lex = query.NewLexicon(snap)
 		}
-		facts = newRankFacts(snap.Caps)
+		if prev != nil {
+			facts = prev.facts.next(prev.gen.Snapshot().Caps, snap.Caps)
+		} else {
+			facts = newRankFacts(snap.Caps)
+		}
 	})
 	if prev != nil {
 		reuse = prev.gen
@@ -517,7 +521,7 @@ func (e *Engine) applyChange(ctx context.Context, put, deleted []string) error {
 			terms, err = cur.terms.WithCaps(snap.Caps)
 		}
 		if err == nil {
-			e.state.Store(&state{gen: g, lex: cur.lex, terms: terms, facts: newRankFacts(snap.Caps), packs: cur.packs, match: new(matchCache)})
+			e.state.Store(&state{gen: g, lex: cur.lex, terms: terms, facts: cur.facts.next(old.Caps, snap.Caps), packs: cur.packs, match: new(matchCache)})
 			e.log.Debug("registry generation loaded (availability only)", "generation", gen, "changed", len(put))
 			return nil
 		}
