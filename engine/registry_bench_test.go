@@ -74,6 +74,7 @@ func benchRegistryScale(b *testing.B, caps []*registry.Capability) {
 			if err := pprof.StartCPUProfile(f); err != nil {
 				b.Fatal(err)
 			}
+			writeAllocs(b, *scaleProf+".allocs0")
 		}
 		word := fmt.Sprintf("zqxv%dwug", i)
 		if l, ok := latest[c.ID]; ok {
@@ -98,6 +99,7 @@ func benchRegistryScale(b *testing.B, caps []*registry.Capability) {
 	}
 	if *scaleProf != "" {
 		pprof.StopCPUProfile()
+		writeAllocs(b, *scaleProf+".allocs1") // go tool pprof -sample_index=alloc_space -diff_base FILE.allocs0 FILE.allocs1
 	}
 	// status changes: deprecate and restore, each until a search shows the new availability
 	var stTook, stCPU []time.Duration
@@ -152,6 +154,18 @@ func benchRegistryScale(b *testing.B, caps []*registry.Capability) {
 	b.ReportMetric(reopen.Seconds(), "reopen-s")
 	b.ReportMetric(float64(after-before)/float64(n), "heap-B/cap")
 	b.ReportMetric(float64(int64(changed)-int64(base))/float64(n), "heap-changed-B/cap")
+}
+
+// writeAllocs writes the allocation profile so far to file.
+func writeAllocs(b *testing.B, file string) {
+	f, err := os.Create(file)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		b.Fatal(err)
+	}
 }
 
 // scaleActions returns k actions of caps that rc may discover, spread over the catalogue.
