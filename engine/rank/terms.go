@@ -499,8 +499,12 @@ func newTermCache(caps []*registry.Capability, analyze func(string) []string, se
 		// every term of the vocabulary keeps its number; the index holds the live ones
 		ch := t.chain
 		nv := t.voc.Len()
-		ch.refs = slices.Grow(ch.refs, nv-len(ch.refs))[:nv]
-		df = slices.Grow(df, nv-len(df))[:nv]
+		for len(ch.refs) < nv {
+			ch.refs = append(ch.refs, 0)
+		}
+		for len(df) < nv {
+			df = append(df, 0)
+		}
 		for v, r := range ch.refs {
 			if r > 0 {
 				ids[t.voc.Term(uint32(v))] = uint32(v)
