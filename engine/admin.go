@@ -81,7 +81,7 @@ func (e *Engine) withChange(caps []*registry.Capability) ([]*registry.Capability
 				all = append(all, c)
 			}
 		}
-		return all, func(c *registry.Capability) bool { return touched[c.ID] || touched[registry.Parent(c.ID)] }, nil
+		return all, affectedSet(snap, caps, touched), nil
 	}
 	active, _, err := e.store.Active()
 	if err != nil {
@@ -99,6 +99,31 @@ func (e *Engine) withChange(caps []*registry.Capability) ([]*registry.Capability
 		all = append(all, c)
 	}
 	return all, func(*registry.Capability) bool { return true }, nil
+}
+
+// affectedSet returns the predicate a lint of a change to snap asks of every capability:
+// whether it is one of caps or a child of one of their ids (touched). It holds them by
+// pointer, so that the lint of a large registry does not hash every id: the other
+// capabilities of the registry after the change are snap's own, and the children of an id
+// are found in snap's id order (the ids that start with it are contiguous there).
+func affectedSet(snap *registry.Snapshot, caps []*registry.Capability, touched map[string]bool) func(*registry.Capability) bool {
+	set := slices.Clone(caps)
+	for id := range touched {
+		d, _ := slices.BinarySearchFunc(snap.Caps, id, func(c *registry.Capability, id string) int { return strings.Compare(c.ID, id) })
+		for ; d < len(snap.Caps) && strings.HasPrefix(snap.Caps[d].ID, id); d++ {
+			if c := snap.Caps[d]; !touched[c.ID] && registry.Parent(c.ID) == id {
+				set = append(set, c)
+			}
+		}
+	}
+	if len(set) > 16 {
+		m := make(map[*registry.Capability]bool, len(set))
+		for _, c := range set {
+			m[c] = true
+		}
+		return func(c *registry.Capability) bool { return m[c] }
+	}
+	return func(c *registry.Capability) bool { return slices.Contains(set, c) }
 }
 
 // Put stores one definition (a new capability or a new version) after linting it against

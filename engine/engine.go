@@ -411,7 +411,11 @@ func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore boo
 		} else {
 			lex = query.NewLexicon(snap)
 		}
-		facts = newRankFacts(snap.Caps)
+		if prev != nil {
+			facts = prev.facts.next(prev.gen.Snapshot().Caps, snap.Caps)
+		} else {
+			facts = newRankFacts(snap.Caps)
+		}
 	})
 	if prev != nil {
 		reuse = prev.gen
@@ -531,7 +535,7 @@ func (e *Engine) applyChange(ctx context.Context, put, deleted []string) error {
 			terms, err = cur.terms.WithCaps(snap.Caps)
 		}
 		if err == nil {
-			e.state.Store(&state{gen: g, lex: cur.lex, terms: terms, facts: newRankFacts(snap.Caps), packs: cur.packs, match: new(matchCache)})
+			e.state.Store(&state{gen: g, lex: cur.lex, terms: terms, facts: cur.facts.next(old.Caps, snap.Caps), packs: cur.packs, match: new(matchCache)})
 			e.log.Debug("registry generation loaded (availability only)", "generation", gen, "changed", len(put))
 			return nil
 		}
@@ -540,7 +544,8 @@ func (e *Engine) applyChange(ctx context.Context, put, deleted []string) error {
 	if err := e.build(ctx, snap, false, cur); err != nil {
 		return err
 	}
-	e.log.Debug("registry generation loaded", "generation", gen, "changed", len(put), "deleted", len(deleted))
+	e.log.Debug("registry generation loaded", "generation", gen, "changed", len(put), "deleted", len(deleted),
+		"lexical_patched", e.state.Load().gen.Stats().LexicalPatched, "terms_patched", e.state.Load().terms.Patched())
 	return nil
 }
 

@@ -73,7 +73,7 @@ func TestIncrementalGenerationsSameAsRebuild(t *testing.T) {
 		{Tenant: "default", User: "v", Scopes: []string{"dev"}},
 	}
 	r := rand.New(rand.NewPCG(20, 3))
-	compared, ops, shared, lexShared, patched, semPatched := 0, 0, 0, 0, 0, 0
+	compared, ops, shared, lexShared, patched, semPatched, termsPatched := 0, 0, 0, 0, 0, 0, 0
 	// Deadlines no loaded host misses: a retriever that answers late makes a search partial,
 	// which is not what is compared here.
 	deadlines := map[string]time.Duration{}
@@ -221,14 +221,20 @@ func TestIncrementalGenerationsSameAsRebuild(t *testing.T) {
 			if !availOnly && cur.gen.Stats().SemanticPatched {
 				semPatched++
 			}
+			if !availOnly && cur.terms.Patched() {
+				termsPatched++
+			}
 		}
 		e.Close()
 	}
 	if patched == 0 || semPatched == 0 {
 		t.Errorf("%d changes patched the lexical index and %d the semantic one: want some of each", patched, semPatched)
 	}
-	t.Logf("%d sequences, %d operations (%d availability-only, %d sharing the lexicon, %d patching the lexical index, %d the semantic one), %d rankings compared",
-		seqs, ops, shared, lexShared, patched, semPatched, compared)
+	if termsPatched == 0 {
+		t.Error("no change patched the term cache")
+	}
+	t.Logf("%d sequences, %d operations (%d availability-only, %d sharing the lexicon, %d patching the lexical index, %d the semantic one, %d the term cache), %d rankings compared",
+		seqs, ops, shared, lexShared, patched, semPatched, termsPatched, compared)
 }
 
 // TestImportRepeatedNewIDSameError checks that an import naming a new id twice fails as it

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"slices"
+
 	"github.com/capdex/capdex/engine/policy"
 	"github.com/capdex/capdex/registry"
 )
@@ -26,6 +28,25 @@ func newRankFacts(caps []*registry.Capability) *rankFacts {
 		}
 	}
 	return f
+}
+
+// next returns the facts of caps, which hold the capabilities of old (f's) at the same
+// docIDs but for some changed ones: the availability table and the pack bits of only those
+// are computed again (policy.Table.With). Caps of another length give newRankFacts(caps).
+func (f *rankFacts) next(old, caps []*registry.Capability) *rankFacts {
+	if len(caps) != len(old) {
+		return newRankFacts(caps)
+	}
+	n := &rankFacts{avail: f.avail.With(caps), packs: slices.Clone(f.packs)}
+	for d, c := range caps {
+		if c != old[d] {
+			n.packs[d/64] &^= 1 << (d % 64)
+			if c.ResourceType == registry.TypePack {
+				n.packs[d/64] |= 1 << (d % 64)
+			}
+		}
+	}
+	return n
 }
 
 // pack reports whether docID d is a pack.

@@ -4,7 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"testing"
 	"time"
@@ -21,6 +23,7 @@ import (
 var (
 	scale100k = flag.Bool("registry100k", false, "BenchmarkRegistryScale also runs the 100k catalogue (minutes)")
 	scalePuts = flag.Int("registryputs", 20, "Puts timed per catalogue by BenchmarkRegistryScale")
+	scaleProf = flag.String("registryputprof", "", "BenchmarkRegistryScale writes a CPU profile of its Puts after the first (and their searches) alone to this file")
 )
 
 // BenchmarkRegistryScale measures what a registry change costs at scale, on a Badger store
@@ -63,6 +66,16 @@ func benchRegistryScale(b *testing.B, caps []*registry.Capability) {
 	var took, tookCPU []time.Duration
 	latest := map[string]*registry.Capability{}
 	for i, c := range puts {
+		if i == 1 && *scaleProf != "" { // the first Put analyses everything once: not profiled
+			f, err := os.Create(*scaleProf)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := pprof.StartCPUProfile(f); err != nil {
+				b.Fatal(err)
+			}
+			writeAllocs(b, *scaleProf+".allocs0")
+		}
 		word := fmt.Sprintf("zqxv%dwug", i)
 		if l, ok := latest[c.ID]; ok {
 			c = l
@@ -83,6 +96,10 @@ func benchRegistryScale(b *testing.B, caps []*registry.Capability) {
 		if !slices.ContainsFunc(resp.Matches, func(r registry.Match) bool { return r.ResourceID == d.ID }) {
 			b.Fatalf("search %q after the Put of %s did not find it", word, d.ID)
 		}
+	}
+	if *scaleProf != "" {
+		pprof.StopCPUProfile()
+		writeAllocs(b, *scaleProf+".allocs1") // go tool pprof -sample_index=alloc_space -diff_base FILE.allocs0 FILE.allocs1
 	}
 	// status changes: deprecate and restore, each until a search shows the new availability
 	var stTook, stCPU []time.Duration
@@ -137,6 +154,18 @@ func benchRegistryScale(b *testing.B, caps []*registry.Capability) {
 	b.ReportMetric(reopen.Seconds(), "reopen-s")
 	b.ReportMetric(float64(after-before)/float64(n), "heap-B/cap")
 	b.ReportMetric(float64(int64(changed)-int64(base))/float64(n), "heap-changed-B/cap")
+}
+
+// writeAllocs writes the allocation profile so far to file.
+func writeAllocs(b *testing.B, file string) {
+	f, err := os.Create(file)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		b.Fatal(err)
+	}
 }
 
 // scaleActions returns k actions of caps that rc may discover, spread over the catalogue.

@@ -393,18 +393,26 @@ func lintWith(caps []*Capability, toolName func(string) string, affected func(*C
 	// of a duplicate) and of its ancestors: with few to check, only those ids are indexed, so
 	// that a change to a large registry does not pay for a map of every id.
 	var want map[string]bool
+	var wantLen [64]uint64 // the lengths of the wanted ids, a bit each (the last for 4,095 and more)
 	if len(check)*8 < len(caps) {
 		want = make(map[string]bool, 4*len(check))
 		for _, i := range check {
 			for id := caps[i].ID; id != "" && !want[id]; id = Parent(id) {
 				want[id] = true
+				n := min(len(id), 64*64-1)
+				wantLen[n/64] |= 1 << (n % 64)
 			}
 		}
 	}
 	l := &linter{byID: make(map[string]*Capability, len(want)), first: make(map[string]int, len(want)), toolName: toolName}
 	for i, c := range caps {
-		if c == nil || c.ID == "" || want != nil && !want[c.ID] {
+		if c == nil || c.ID == "" {
 			continue
+		}
+		if want != nil { // most ids are ruled out by their length, without hashing them
+			if n := min(len(c.ID), 64*64-1); wantLen[n/64]&(1<<(n%64)) == 0 || !want[c.ID] {
+				continue
+			}
 		}
 		if _, dup := l.byID[c.ID]; !dup {
 			l.byID[c.ID], l.first[c.ID] = c, i

@@ -94,6 +94,9 @@ func (s *Snapshot) Apply(gen uint64, put []*Capability, deleted []string) (*Snap
 			added = append(added, c)
 		}
 	}
+	if len(added) == 0 && len(gone) == 0 {
+		return s.replace(gen, put), nil
+	}
 	slices.SortFunc(added, func(a, b *Capability) int { return strings.Compare(a.ID, b.ID) })
 	out := &Snapshot{Generation: gen, Caps: make([]*Capability, 0, len(s.Caps)+len(added)-len(gone))}
 	// merge the old order (minus deletions, with replacements) with the sorted additions
@@ -145,6 +148,42 @@ func (s *Snapshot) Apply(gen uint64, put []*Capability, deleted []string) (*Snap
 		out.fillEff(c)
 	}
 	return out, nil
+}
+
+// replace is Apply for a change that adds and deletes no id (put: capabilities of s's ids,
+// each once): it touches only the changed positions and the subtrees of changed packs, so
+// it costs O(changed) but for the copy of the capability pointers, where the general merge
+// looks every capability up by id.
+func (s *Snapshot) replace(gen uint64, put []*Capability) *Snapshot {
+	out := &Snapshot{Generation: gen, Caps: slices.Clone(s.Caps), byID: s.byID}
+	var redo []int // positions whose Eff is computed again
+	isNew := make(map[int]bool, len(put))
+	for _, c := range put {
+		d := s.byID[c.ID]
+		out.Caps[d] = c
+		isNew[d] = true
+		redo = append(redo, d)
+		if c.ResourceType != TypePack {
+			continue
+		}
+		// its descendants: ids starting with its own are contiguous in the sorted order
+		for j := d + 1; j < len(out.Caps) && strings.HasPrefix(out.Caps[j].ID, c.ID); j++ {
+			if strings.HasPrefix(out.Caps[j].ID, c.ID+".") {
+				redo = append(redo, j)
+			}
+		}
+	}
+	slices.Sort(redo)
+	for _, d := range slices.Compact(redo) { // a pack before its descendants
+		c := out.Caps[d]
+		if !isNew[d] {
+			cp := *c
+			c = &cp
+			out.Caps[d] = c
+		}
+		out.fillEff(c)
+	}
+	return out
 }
 
 // fillEff computes c.Eff from its parent in s (already filled).

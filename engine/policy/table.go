@@ -2,6 +2,8 @@ package policy
 
 import (
 	"encoding/binary"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/capdex/capdex/registry"
@@ -25,6 +27,8 @@ type Table struct {
 	caps    []*registry.Capability
 	recs    []record
 	classes []accessClass
+	// byKey numbers the classes by their keys (accessClass.appendKey), for With.
+	byKey map[string]uint32
 }
 
 // record is what a Table keeps of one capability.
@@ -61,33 +65,64 @@ type accessClass struct {
 // NewTable builds the table of caps, whose positions are their docIDs (as in
 // registry.Snapshot.Caps).
 func NewTable(caps []*registry.Capability) *Table {
-	t := &Table{caps: caps, recs: make([]record, len(caps))}
-	byKey := make(map[string]uint32)
+	t := &Table{caps: caps, recs: make([]record, len(caps)), byKey: make(map[string]uint32)}
 	var key []byte
 	for d, c := range caps {
-		r := &t.recs[d]
-		if c == nil {
-			r.flags = envAlways // Availability answers for it
-			continue
-		}
-		if c.Status == registry.StatusOffline || !c.Eff.Enabled || strings.EqualFold(c.Health.Status, "down") {
-			r.flags |= recUnavailable
-		}
-		if c.ResourceType == registry.TypeAction && NeedsConfirmation(c) {
-			r.flags |= recConfirm
-		}
-		r.flags |= environment(c)
-		ac := accessClass{gate: availabilityGate(c), tenants: c.Eff.Tenants, acl: &c.Eff.ACL}
-		key = ac.appendKey(key[:0])
-		id, ok := byKey[string(key)]
-		if !ok {
-			id = uint32(len(t.classes))
-			byKey[string(key)] = id
-			t.classes = append(t.classes, ac)
-		}
-		r.class = id
+		key = t.set(d, c, key)
 	}
 	return t
+}
+
+// With returns the table of caps, which holds the capabilities of t's at the same docIDs
+// but for some changed ones (a different *registry.Capability at a docID): only their
+// records are computed, the others are copied. A class no record names any longer is
+// kept; a Caller checks a class only when a record names it, so the table answers as
+// NewTable(caps) does. t is unchanged. Caps of another length give NewTable(caps).
+func (t *Table) With(caps []*registry.Capability) *Table {
+	if len(caps) != len(t.caps) {
+		return NewTable(caps)
+	}
+	n := &Table{caps: caps, recs: slices.Clone(t.recs), classes: slices.Clip(t.classes), byKey: t.byKey}
+	var key []byte
+	copied := false
+	for d, c := range caps {
+		if c == t.caps[d] {
+			continue
+		}
+		if !copied { // a new class is numbered in a copy of the map
+			n.byKey, copied = maps.Clone(t.byKey), true
+		}
+		key = n.set(d, c, key)
+	}
+	return n
+}
+
+// set computes the record of c (docID d), numbering its class when new; key is scratch
+// space, returned.
+func (t *Table) set(d int, c *registry.Capability, key []byte) []byte {
+	r := &t.recs[d]
+	*r = record{}
+	if c == nil {
+		r.flags = envAlways // Availability answers for it
+		return key
+	}
+	if c.Status == registry.StatusOffline || !c.Eff.Enabled || strings.EqualFold(c.Health.Status, "down") {
+		r.flags |= recUnavailable
+	}
+	if c.ResourceType == registry.TypeAction && NeedsConfirmation(c) {
+		r.flags |= recConfirm
+	}
+	r.flags |= environment(c)
+	ac := accessClass{gate: availabilityGate(c), tenants: c.Eff.Tenants, acl: &c.Eff.ACL}
+	key = ac.appendKey(key[:0])
+	id, ok := t.byKey[string(key)]
+	if !ok {
+		id = uint32(len(t.classes))
+		t.byKey[string(key)] = id
+		t.classes = append(t.classes, ac)
+	}
+	r.class = id
+	return key
 }
 
 // environment returns the env* bits of the requirements c has.

@@ -103,7 +103,7 @@ func TestCoverageSpelledSymptom(t *testing.T) {
 		defer q.release()
 		d, _ := snap.DocID(id)
 		doc := &tc.docs[d]
-		return tc.textShare(tc.nums[doc.text:doc.end], q) / q.weight, tc.textCoverage(doc, q)
+		return tc.textShare(tc.nums[doc.text:doc.end], q).value() / q.weight, tc.textCoverage(doc, q)
 	}
 	// 连不上 spells unreachable: 连, 连不, 不, 不上, 上, none of them in the capability's text
 	direct, total := coverage("docker 连不上", "ops.docker.info")

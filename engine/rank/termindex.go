@@ -91,3 +91,34 @@ func (x *termIndex) probe(i uint32, h uint64, n int) uint32 {
 		i = (i + 1) & x.mask
 	}
 }
+
+// find returns the number of term, or -1 when the index lacks it: lookup for one term.
+func (x *termIndex) find(term string) int32 {
+	h := maphash.String(x.seed, term)
+	for i := uint32(h) & x.mask; x.slots[i].id != 0; i = (i + 1) & x.mask {
+		if s := &x.slots[i]; s.tag == uint32(h>>32) && x.text[s.off:s.off+s.n] == term {
+			return int32(s.id - 1)
+		}
+	}
+	return -1
+}
+
+// lookup is termIndex.lookup over t's terms: in a patched cache also those numbered since
+// its index was built (chainTerms.more), and never a term no capability holds any longer
+// (deadIDF).
+func (t *TermCache) lookup(terms []string, ids []int32, hs []uint64) uint32 {
+	sum := t.terms.lookup(terms, ids, hs)
+	if t.chain == nil {
+		return sum
+	}
+	for i, id := range ids {
+		if id < 0 && t.chain.more != nil {
+			id = t.chain.more.find(terms[i])
+			ids[i] = id
+		}
+		if id >= 0 && t.idf[id] == deadIDF {
+			ids[i] = -1
+		}
+	}
+	return sum
+}

@@ -50,9 +50,36 @@ type TermCache struct {
 	byID bool
 	// an is every document's analysis, by docID, kept for Next (nil in a cache made by
 	// NewTermCache), its terms numbered in voc.
-	an  []analysed
+	an  []*analysed
 	voc *text.Vocab
+	// chain is what a cache kept for Next (an not nil) holds besides: see chainTerms.
+	chain *chainTerms
 }
+
+// chainTerms is what a term cache of a Next chain keeps so that the next cache can be
+// patched (terms_patch.go). In such a cache a term's number is its number in the chain's
+// vocabulary, so a change never renumbers a term: numbers of terms no capability holds any
+// longer stay unused (their idf is deadIDF, and the term index answers none for them).
+type chainTerms struct {
+	// df[v] is how many descriptive texts hold term v, refs[v] how many capabilities hold
+	// it anywhere (entries or text), live how many terms have refs.
+	df, refs []uint32
+	live     int
+	// more indexes the terms numbered since terms was built (nil: none); added lists them.
+	more  *termIndex
+	added []uint32
+	// arena is shared by the caches of a chain whose nums and aliasKey share a backing
+	// array; garbage counts the numbers in nums no record points to any longer.
+	arena   *numArena
+	garbage int
+	// patched: this cache was patched from the previous one, not assembled.
+	patched bool
+}
+
+// deadIDF is the idf of a term number of a chain's cache that no capability holds: the
+// term index's answer for it is dropped (see TermCache.lookup), so the cache answers as
+// one built without the term.
+const deadIDF = -1
 
 // docTerms is what a TermCache holds of one document. Its numbers are nums[off:end], in the
 // order Rerank reads them, each part from the position the record names to the next:
@@ -233,6 +260,23 @@ type analysed struct {
 	seq []uint32
 }
 
+// analyse analyses one capability (sb is scratch space).
+func analyse(sb *strings.Builder, c *registry.Capability, analyze func(string) []string) analysed {
+	a := analysed{text: analyze(descriptiveText(sb, c)), values: haves(c)}
+	for _, e := range ownEntries(c.WhenToUse, c.Summary) {
+		a.use = append(a.use, analyze(e))
+	}
+	for _, e := range c.WhenNotToUse {
+		a.notUse = append(a.notUse, analyze(e))
+	}
+	for _, al := range c.Aliases {
+		if k := PhraseKey(al); phraseWords(k) >= 2 {
+			a.alias = append(a.alias, k)
+		}
+	}
+	return a
+}
+
 // encode sets a.seq from a's use, notUse and text, numbered in v, and drops those.
 func encode(v *text.Vocab, a *analysed) {
 	seq := make([]uint32, 0, 2+len(a.use)+len(a.notUse)+len(a.text))
@@ -294,18 +338,23 @@ func reuseOf(prev *TermCache, caps []*registry.Capability) []int32 {
 // newTermCache is NewTermCache with the hash seed given and, when prev is not nil, the
 // analysis of prev reused and the new analysis kept (Next).
 func newTermCache(caps []*registry.Capability, analyze func(string) []string, seed maphash.Seed, prev *TermCache) *TermCache {
-	t := &TermCache{docs: make([]docTerms, len(caps)), seed: seed, folds: make(map[string][]uint32), byID: true}
+	if prev != nil && prev.chain != nil && !prev.voc.Outgrown(prev.chain.live) {
+		if p := prev.patch(caps, analyze); p != nil {
+			return p
+		}
+	}
 	prevDoc := reuseOf(prev, caps)
-	var vnum []uint32 // in a kept cache: vocabulary number → 1 + term number (0: none yet)
+	t := &TermCache{docs: make([]docTerms, len(caps)), seed: seed, folds: make(map[string][]uint32), byID: true}
+	var stamp []uint32 // in a kept cache: the last document (+1) that counted each term in refs
 	if prev != nil {
-		t.an = make([]analysed, len(caps))
+		t.an = make([]*analysed, len(caps))
+		t.chain = new(chainTerms)
 		t.voc = prev.voc
-		if t.voc == nil || prevDoc == nil || t.voc.Outgrown(len(prev.idf)) {
+		if t.voc == nil || prevDoc == nil || t.voc.Outgrown(prev.chain.live) {
 			t.voc, prevDoc = text.NewVocab(), nil
 		}
 		t.voc.Lock()
 		defer t.voc.Unlock()
-		vnum = make([]uint32, t.voc.Len(), t.voc.Len()+t.voc.Len()/8)
 	}
 	ids := make(map[string]uint32) // term → number
 	valueIDs := make(map[string]uint32)
@@ -328,22 +377,23 @@ func newTermCache(caps []*registry.Capability, analyze func(string) []string, se
 		slices.Sort(dst)
 		return slices.Compact(dst)
 	}
-	// numberSeq is number for terms given by their vocabulary numbers.
-	numberSeq := func(terms []uint32, dst []uint32) []uint32 {
-		for _, v := range terms {
-			for int(v) >= len(vnum) {
-				vnum = append(vnum, 0)
-			}
-			id := vnum[v]
-			if id == 0 {
-				id = uint32(len(ids)) + 1
-				vnum[v] = id
-				ids[t.voc.Term(v)] = id - 1
-			}
-			dst = append(dst, id-1)
-		}
+	// numberSeq is number for terms given by their vocabulary numbers, which are their
+	// numbers in a kept cache; it counts document d in refs.
+	numberSeq := func(terms []uint32, dst []uint32, d int) []uint32 {
+		dst = append(dst, terms...)
 		slices.Sort(dst)
-		return slices.Compact(dst)
+		dst = slices.Compact(dst)
+		for _, v := range dst {
+			for int(v) >= len(stamp) {
+				stamp = append(stamp, 0)
+				t.chain.refs = append(t.chain.refs, 0)
+			}
+			if stamp[v] != uint32(d)+1 {
+				stamp[v] = uint32(d) + 1
+				t.chain.refs[v]++
+			}
+		}
+		return dst
 	}
 	// entries appends a list of entries to the numbers as docTerms encodes them: each
 	// entry's length and its numbers.
@@ -355,12 +405,12 @@ func newTermCache(caps []*registry.Capability, analyze func(string) []string, se
 		}
 	}
 	// entriesSeq is entries for a list in analysed.seq from p; it returns the position after.
-	entriesSeq := func(seq []uint32, p int) int {
+	entriesSeq := func(seq []uint32, p, d int) int {
 		n := int(seq[p])
 		p++
 		for range n {
 			l := int(seq[p])
-			buf = numberSeq(seq[p+1:p+1+l], buf[:0])
+			buf = numberSeq(seq[p+1:p+1+l], buf[:0], d)
 			t.nums = append(t.nums, uint32(len(buf)))
 			t.nums = append(t.nums, buf...)
 			p += 1 + l
@@ -378,22 +428,10 @@ func newTermCache(caps []*registry.Capability, analyze func(string) []string, se
 				for i := w; i < len(part); i += workers {
 					c := part[i]
 					if prevDoc != nil && prevDoc[base+i] >= 0 {
-						res[i] = prev.an[prevDoc[base+i]]
+						res[i] = *prev.an[prevDoc[base+i]]
 						continue
 					}
-					a := analysed{text: analyze(descriptiveText(&sb, c)), values: haves(c)}
-					for _, e := range ownEntries(c.WhenToUse, c.Summary) {
-						a.use = append(a.use, analyze(e))
-					}
-					for _, e := range c.WhenNotToUse {
-						a.notUse = append(a.notUse, analyze(e))
-					}
-					for _, al := range c.Aliases {
-						if k := PhraseKey(al); phraseWords(k) >= 2 {
-							a.alias = append(a.alias, k)
-						}
-					}
-					res[i] = a
+					res[i] = analyse(&sb, c, analyze)
 				}
 			}()
 		}
@@ -410,9 +448,9 @@ func newTermCache(caps []*registry.Capability, analyze func(string) []string, se
 				if a.seq == nil { // analysed now, not reused
 					encode(t.voc, a)
 				}
-				p = entriesSeq(a.seq, p)
+				p = entriesSeq(a.seq, p, d)
 				rec.notUse = uint32(len(t.nums))
-				p = entriesSeq(a.seq, p)
+				p = entriesSeq(a.seq, p, d)
 			} else {
 				entries(a.use)
 				rec.notUse = uint32(len(t.nums))
@@ -435,15 +473,10 @@ func newTermCache(caps []*registry.Capability, analyze func(string) []string, se
 			if d > 0 && caps[d-1].ID >= c.ID {
 				t.byID = false
 			}
-			rec.heads = uint32(len(t.nums))
-			for _, k := range a.alias {
-				t.aliasKey = append(t.aliasKey, k)
-				h := t.pairAt(k, 0)
-				t.nums = append(t.nums, uint32(h), uint32(h>>32))
-			}
+			t.appendHeads(rec, a.alias)
 			rec.text = uint32(len(t.nums))
 			if t.an != nil {
-				buf = numberSeq(a.seq[p:], buf[:0])
+				buf = numberSeq(a.seq[p:], buf[:0], d)
 			} else {
 				buf = number(a.text, buf[:0])
 			}
@@ -456,25 +489,70 @@ func newTermCache(caps []*registry.Capability, analyze func(string) []string, se
 				df[id]++
 			}
 			if t.an != nil {
-				t.an[d] = *a
+				kept := *a
+				t.an[d] = &kept
 			}
 			*a = analysed{}
 		}
 	}
-	n := float64(len(caps))
-	idf := func(df float64) float32 { return float32(math.Log(1 + (n-df+0.5)/(df+0.5))) }
+	if t.chain != nil {
+		// every term of the vocabulary keeps its number; the index holds the live ones
+		ch := t.chain
+		nv := t.voc.Len()
+		for len(ch.refs) < nv {
+			ch.refs = append(ch.refs, 0)
+		}
+		for len(df) < nv {
+			df = append(df, 0)
+		}
+		for v, r := range ch.refs {
+			if r > 0 {
+				ids[t.voc.Term(uint32(v))] = uint32(v)
+			}
+		}
+		ch.df, ch.live = df, len(ids)
+		ch.arena = &numArena{nums: len(t.nums), keys: len(t.aliasKey)}
+		t.terms = newTermIndex(ids)
+		t.idf = make([]float32, nv)
+		for v := range t.idf {
+			t.idf[v] = termIDF(len(caps), df[v], ch.refs[v])
+		}
+		t.maxIDF = termIDF(len(caps), 0, 1)
+		return t
+	}
 	t.terms = newTermIndex(ids)
 	t.idf = make([]float32, len(ids))
 	for id := range t.idf {
-		d := 0.0
+		d := uint32(0)
 		if id < len(df) {
-			d = float64(df[id])
+			d = df[id]
 		}
-		t.idf[id] = idf(d)
+		t.idf[id] = termIDF(len(caps), d, 1)
 	}
-	t.maxIDF = idf(0)
+	t.maxIDF = termIDF(len(caps), 0, 1)
 	t.nums = slices.Clip(t.nums)
 	return t
+}
+
+// termIDF is the idf of a term that df of n descriptive texts hold, deadIDF when no
+// capability holds it (refs 0).
+func termIDF(n int, df, refs uint32) float32 {
+	if refs == 0 {
+		return deadIDF
+	}
+	N, d := float64(n), float64(df)
+	return float32(math.Log(1 + (N-d+0.5)/(d+0.5)))
+}
+
+// appendHeads appends the alias phrases of a record to t's alias keys and their heads to
+// its numbers, and sets rec.heads.
+func (t *TermCache) appendHeads(rec *docTerms, alias []string) {
+	rec.heads = uint32(len(t.nums))
+	for _, k := range alias {
+		t.aliasKey = append(t.aliasKey, k)
+		h := t.pairAt(k, 0)
+		t.nums = append(t.nums, uint32(h), uint32(h>>32))
+	}
 }
 
 // value returns the number of value v, numbering it when new (ids: the numbers so far).
@@ -602,14 +680,14 @@ func (t *TermCache) textCoverage(d *docTerms, q *queryTerms) float64 {
 		return 1
 	}
 	text := t.nums[d.text:d.end]
-	return min((t.textShare(text, q)+q.spelledShare(text))/q.weight, 1)
+	return min((t.textShare(text, q)+q.spelledShare(text)).value()/q.weight, 1)
 }
 
 // spelledShare returns the summed weight of the query's terms that spell a concept text
 // (sorted unique term numbers) holds, leaving out those text holds itself (textShare
 // counts them): a capability that holds a concept covers the words the query names it
 // with, in whatever language. A term spelling several concepts counts once.
-func (q *queryTerms) spelledShare(text []uint32) float64 {
+func (q *queryTerms) spelledShare(text []uint32) idfSum {
 	if len(q.spelled) == 0 {
 		return 0
 	}
@@ -626,10 +704,10 @@ func (q *queryTerms) spelledShare(text []uint32) float64 {
 		extra = append(extra, sp)
 	}
 	slices.SortFunc(extra, func(a, b spelling) int { return cmp.Compare(a.key, b.key) })
-	w := 0.0
+	var w idfSum
 	for i, sp := range extra {
 		if i == 0 || sp.key != extra[i-1].key {
-			w += float64(sp.weight)
+			w.add(sp.weight)
 		}
 	}
 	q.extra = extra[:0]
@@ -637,15 +715,15 @@ func (q *queryTerms) spelledShare(text []uint32) float64 {
 }
 
 // textShare returns the summed idf of the query's terms found in text (sorted unique term
-// numbers).
-func (t *TermCache) textShare(text []uint32, q *queryTerms) float64 {
+// numbers), in fixed point: the same whatever the terms' numbers.
+func (t *TermCache) textShare(text []uint32, q *queryTerms) idfSum {
 	if len(q.nums) == 0 {
 		return 0
 	}
-	w := 0.0
+	var w idfSum
 	for _, id := range text {
 		if q.bits[id>>6]&(1<<(id&63)) != 0 { // q.has, but every id is below the cache's size
-			w += float64(q.idfOf(id))
+			w.add(q.idfOf(id))
 		}
 	}
 	return w
@@ -753,7 +831,7 @@ func (q *queryTerms) number(t *TermCache, terms []string) {
 	}
 	q.ids = slices.Grow(q.ids[:0], len(terms))[:len(terms)]
 	q.hashes = slices.Grow(q.hashes[:0], len(terms))[:len(terms)]
-	q.touch += t.terms.lookup(terms, q.ids, q.hashes)
+	q.touch += t.lookup(terms, q.ids, q.hashes)
 	for i, id := range q.ids {
 		if id >= 0 {
 			q.nums = append(q.nums, uint32(id))
