@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -217,4 +218,76 @@ func TestPersistedStateFollowsChanges(t *testing.T) {
 	if _, err := mem.store.GetBlob(persistKey); err == nil {
 		t.Fatal("an in-memory engine kept index state")
 	}
+}
+
+// TestReopenThenChangesSameAsRebuild reopens a store whose persisted state holds the
+// semantic index (of a generation whose indexes were patched), then applies registry
+// changes and compares the rankings after each with those of a full rebuild. A reopened
+// generation keeps no per-document analysis (no build from scratch does), so the first
+// change after the reopen assembles the lexical and semantic indexes and the next ones
+// patch them.
+func TestReopenThenChangesSameAsRebuild(t *testing.T) {
+	ctx := context.Background()
+	deadlines := map[string]time.Duration{}
+	for _, name := range RetrieverNames() {
+		deadlines[name] = time.Minute
+	}
+	opts := Options{Dir: t.TempDir(), Seed: testcat.GenerateCatalog(600, 4), NoSync: true, Deadlines: deadlines}
+	e, err := Open(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(e *Engine, k, i int) {
+		t.Helper()
+		d := e.Snapshot().Caps[k].Clone()
+		d.Version++
+		d.Eff = registry.Effective{}
+		d.Summary += fmt.Sprintf(" zqreopen%d quarterly ledger", i)
+		if err := e.Put(ctx, d, "test"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(e, 5, 0)
+	put(e, 77, 1)
+	if !e.state.Load().gen.Stats().SemanticPatched {
+		t.Fatal("the changes before the close did not patch the semantic index")
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e, err = Open(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if l := e.state.Load().gen.Stats().Persist.Loaded; !slices.Contains(l, "semantic") {
+		t.Fatalf("the reopen loaded %v", l)
+	}
+	rcs := []registry.RuntimeContext{{Tenant: "default", User: "u", Scopes: []string{"*", "admin"}}}
+	compared := 0
+	for i, k := range []int{5, 200, 431, 77} {
+		put(e, k, 2+i)
+		st := e.state.Load()
+		if p := st.gen.Stats().SemanticPatched; p != (i > 0) {
+			t.Fatalf("change %d after the reopen: semantic index patched %v", i, p)
+		}
+		queries := []string{fmt.Sprintf("zqreopen%d quarterly ledger", 2+i), "quarterly ledger", "send a notification to the team"}
+		for _, d := range []int{k, 3, 300} {
+			c := st.gen.Snapshot().Caps[d]
+			queries = append(queries, c.Title, c.Summary)
+		}
+		got := rankings(t, e, st, queries, rcs)
+		full := fullState(t, e)
+		if l := full.gen.Stats().Persist.Loaded; len(l) > 0 {
+			t.Fatalf("change %d: the full build loaded %v", i, l)
+		}
+		want := rankings(t, e, full, queries, rcs)
+		for j := range got {
+			if got[j] != want[j] {
+				t.Fatalf("change %d after the reopen:\n%s\nbuilt\n%s", i, got[j], want[j])
+			}
+		}
+		compared += len(got)
+	}
+	t.Logf("%d rankings compared", compared)
 }

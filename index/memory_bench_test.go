@@ -21,7 +21,7 @@ var memory100k = flag.Bool("memory100k", false, "BenchmarkGenerationMemory also 
 // capability, over testcat.GenerateCatalog(n, 1) decoded from JSON as the store decodes
 // it: the capabilities with their snapshot, then each index in the order Build makes them
 // (the column view includes the pre-filter), then the size of its persisted state and the
-// heap of the lexical and exact indexes loaded from it (as a reopen has them). The 100k catalogue runs only with -memory100k.
+// heap of the lexical, exact and semantic indexes loaded from it (as a reopen has them). The 100k catalogue runs only with -memory100k.
 //
 //	go test -run '^$' -bench GenerationMemory -benchtime=1x ./index/ [-args -memory100k]
 func BenchmarkGenerationMemory(b *testing.B) {
@@ -106,7 +106,7 @@ func benchGenerationMemory(b *testing.B, raws [][]byte) {
 		b.Fatal(err)
 	}
 	runtime.KeepAlive(g)
-	l := &Generation{snap: snap, n: g.n}
+	l := &Generation{snap: snap, n: g.n, emb: g.emb}
 	last = liveBytes()
 	if err := l.loadLexical(secs[secLexical]); err != nil {
 		b.Fatal(err)
@@ -116,6 +116,10 @@ func benchGenerationMemory(b *testing.B, raws [][]byte) {
 		b.Fatal(err)
 	}
 	step("exact-loaded")
+	if err := l.loadSemantic(secs[secSemantic]); err != nil {
+		b.Fatal(err)
+	}
+	step("semantic-loaded")
 	runtime.KeepAlive(l)
 	runtime.KeepAlive(secs)
 }

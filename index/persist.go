@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/capdex/capdex/index/embed"
 	"github.com/capdex/capdex/index/text"
 	"github.com/capdex/capdex/registry"
 )
@@ -30,9 +31,10 @@ import (
 // build fingerprint: the analysis of probe texts, the concept lexicon's size, the module's
 // version and VCS revision): otherwise nothing is loaded. A section whose checksum or
 // decoding fails is rebuilt alone (the lexical section also when it was built with other
-// LexicalParams); a section of a name this build does not know is ignored. A
-// section is added by giving it a name, an encoder (persistSections) and a loader (load);
-// a reader of an older format version rebuilds everything.
+// LexicalParams, the semantic section with another embedder); a section of a name this
+// build does not know is ignored. A section is added by giving it a name, an encoder
+// (persistSections) and a loader (load); a reader of an older format version rebuilds
+// everything.
 
 // persistFormat is the version of the bytes Persist writes.
 const persistFormat = 1
@@ -41,8 +43,9 @@ var persistMagic = [8]byte{'c', 'a', 'p', 'd', 'x', 'i', 'd', 'x'}
 
 // Names of the persisted sections.
 const (
-	secLexical = "lexical"
-	secExact   = "exact"
+	secLexical  = "lexical"
+	secExact    = "exact"
+	secSemantic = "semantic"
 )
 
 // Why persisted state was not used (BuildStats.PersistErr wraps one of them).
@@ -69,8 +72,9 @@ type PersistResult struct {
 }
 
 // Persist writes the structures of g that a later Build of the same registry generation
-// loads instead of building (Options.Persisted). The semantic index, the column view (see
-// ColumnSnapshot), the tree and the metadata index are not written: Build rebuilds them.
+// loads instead of building (Options.Persisted): the lexical and exact indexes and, with a
+// sparse embedder, the semantic index. The column view (see ColumnSnapshot), the tree, the
+// metadata index and dense vectors are not written: Build rebuilds them.
 func (g *Generation) Persist(w io.Writer) error {
 	secs := g.persistSections()
 	hdr := slices.Clone(persistMagic[:])
@@ -104,10 +108,14 @@ type persistSection struct {
 
 // persistSections encodes every section Persist writes.
 func (g *Generation) persistSections() []persistSection {
-	return []persistSection{
+	secs := []persistSection{
 		{secLexical, g.lex.appendPersisted(nil)},
 		{secExact, g.exact.appendPersisted(nil, g.n)},
 	}
+	if g.sem.persistable() {
+		secs = append(secs, persistSection{secSemantic, g.sem.appendPersisted(nil, g.n)})
+	}
+	return secs
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -185,8 +193,12 @@ func (g *Generation) loadPersisted(b []byte) {
 	}{
 		{secLexical, g.loadLexical},
 		{secExact, g.loadExact},
+		{secSemantic, g.loadSemantic},
 	} {
 		body, ok := secs[s.name]
+		if s.name == secSemantic && !isSparse(g.emb) && !ok {
+			continue // a dense embedder's vectors are not persisted
+		}
 		if !ok {
 			if secs != nil && err == nil {
 				errs = append(errs, fmt.Errorf("%w: no section %s", ErrPersistCorrupt, s.name))
@@ -200,6 +212,12 @@ func (g *Generation) loadPersisted(b []byte) {
 		p.Loaded = append(p.Loaded, s.name)
 	}
 	p.Err = errors.Join(errs...)
+}
+
+// isSparse reports whether e is a sparse embedder (whose index the semantic section holds).
+func isSparse(e embed.Embedder) bool {
+	_, ok := e.(embed.SparseEmbedder)
+	return ok
 }
 
 // loaded reports whether section name was loaded from Options.Persisted.

@@ -41,7 +41,7 @@ func BenchmarkPersist(b *testing.B) {
 				}
 				write += time.Since(t)
 				size = buf.Len()
-				l := &Generation{snap: snap, n: g.n}
+				l := &Generation{snap: snap, n: g.n, emb: g.emb}
 				t = time.Now()
 				l.loadPersisted(buf.Bytes())
 				load += time.Since(t)

@@ -104,6 +104,9 @@ func embedText(c *registry.Capability) string {
 }
 
 func (g *Generation) buildSemantic(ctx context.Context, opts Options) error {
+	if g.loaded(secSemantic) {
+		return nil
+	}
 	x := &g.sem
 	x.params = currentSemanticParams()
 	if sp, ok := g.emb.(embed.SparseEmbedder); ok {
