@@ -114,9 +114,7 @@ func fieldTexts(c *registry.Capability, fn func(field int, s string)) {
 	}
 	fn(fSummary, c.Summary)
 	for _, s := range c.WhenToUse {
-		if !restates(c.Summary, s) {
-			fn(fWhenToUse, s)
-		}
+		fn(fWhenToUse, s)
 	}
 	for _, s := range c.Entities {
 		fn(fEntities, s)

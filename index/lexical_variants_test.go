@@ -88,27 +88,3 @@ func TestVariantsAreWordFamilies(t *testing.T) {
 		t.Errorf("congress scores %v, its variant congressional %v: a variant must weigh less", exact[0].Score, on[0].Score)
 	}
 }
-
-func TestRestatedWhenToUseNotIndexed(t *testing.T) {
-	c := action("tools.pdf", "Pdf tool", "Export a chat to a PDF. Styles it too.")
-	c.WhenToUse = []string{"Export a chat to a PDF."}
-	d := action("tools.img", "Image tool", "Resize an image.")
-	d.WhenToUse = []string{"Shrink pictures for the web"}
-	g := buildCaps(t, 1, []*registry.Capability{c, d}, cheap)
-	hits := retrieve(t, g, Lexical, &Query{Text: "export chat"}, 5)
-	if len(hits) == 0 || ids(g, hits)[0] != "tools.pdf" || slices.Contains(hits[0].Matched, "when_to_use") {
-		t.Errorf("export chat: %v, want tools.pdf matched without when_to_use (it restates the summary)", hits)
-	}
-	hits = retrieve(t, g, Lexical, &Query{Text: "shrink pictures"}, 5)
-	if len(hits) == 0 || !slices.Contains(hits[0].Matched, "when_to_use") {
-		t.Errorf("shrink pictures: %v, want tools.img matched through its own when_to_use", hits)
-	}
-	for _, tc := range []struct {
-		summary, s string
-		want       bool
-	}{{"A. B.", "A.", true}, {"A. B.", " B. ", true}, {"A. B.", "C", false}, {"A", "", false}} {
-		if got := restates(tc.summary, tc.s); got != tc.want {
-			t.Errorf("restates(%q, %q) = %v, want %v", tc.summary, tc.s, got, tc.want)
-		}
-	}
-}
