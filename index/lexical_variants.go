@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // A query term's variants are the index terms of the same word family that the stemmer
@@ -21,16 +22,28 @@ const (
 	maxVariantTerms = 32
 	// maskVariant marks a lexical candidate matched through a variant.
 	maskVariant = 1 << 14
+	// maxVariantMemo bounds the query terms whose variants a generation memoises.
+	maxVariantMemo = 1 << 14
 )
 
-// lexVocab is the sorted vocabulary of one lexical index, built on first use.
+// lexVocab is what the variants of one lexical index are found with, built on first use:
+// its sorted vocabulary, the set of its terms less their last letter (isWord), and the
+// variants of the query terms met so far (at most maxVariantMemo terms).
 type lexVocab struct {
 	once  sync.Once
 	terms []string
+	short map[string]struct{}
+	memo  sync.Map // variantKey → []uint32
+	nmemo atomic.Int32
 }
 
-// sortedTerms returns the terms that occur in some document, sorted.
-func (x *lexIndex) sortedTerms() []string {
+type variantKey struct {
+	term   string
+	suffix int
+}
+
+// vocabulary returns x.vocab, built.
+func (x *lexIndex) vocabulary() *lexVocab {
 	v := x.vocab
 	v.once.Do(func() {
 		terms := make([]string, 0, len(x.dict)+len(x.more))
@@ -43,9 +56,18 @@ func (x *lexIndex) sortedTerms() []string {
 		}
 		slices.Sort(terms)
 		v.terms = terms
+		v.short = make(map[string]struct{}, len(terms))
+		for _, t := range terms {
+			if len(t) > 3 {
+				v.short[t[:len(t)-1]] = struct{}{}
+			}
+		}
 	})
-	return v.terms
+	return v
 }
+
+// sortedTerms returns the terms that occur in some document, sorted.
+func (x *lexIndex) sortedTerms() []string { return x.vocabulary().terms }
 
 // latinTerm reports whether t is made of the letters a-z alone.
 func latinTerm(t string) bool {
@@ -64,6 +86,23 @@ func (x *lexIndex) appendVariants(dst []uint32, t string, maxSuffix int) []uint3
 	if maxSuffix <= 0 || len(t) < variantMinLen || !latinTerm(t) {
 		return dst
 	}
+	v := x.vocabulary()
+	k := variantKey{t, maxSuffix}
+	if m, ok := v.memo.Load(k); ok {
+		return append(dst, m.([]uint32)...)
+	}
+	n := len(dst)
+	dst = x.findVariants(dst, t, maxSuffix)
+	if v.nmemo.Load() < maxVariantMemo {
+		if _, loaded := v.memo.LoadOrStore(k, slices.Clone(dst[n:])); !loaded {
+			v.nmemo.Add(1)
+		}
+	}
+	return dst
+}
+
+// findVariants is appendVariants without the memo.
+func (x *lexIndex) findVariants(dst []uint32, t string, maxSuffix int) []uint32 {
 	voc := x.sortedTerms()
 	i, _ := slices.BinarySearch(voc, t)
 	for ; i < len(voc) && strings.HasPrefix(voc[i], t); i++ {
@@ -96,26 +135,6 @@ func (x *lexIndex) isWord(s string) bool {
 	if _, ok := x.termID(s); ok {
 		return true
 	}
-	var buf [32]byte
-	if len(s) >= len(buf) {
-		return false
-	}
-	b := append(buf[:0], s...)
-	b = append(b, 0)
-	for c := byte('a'); c <= 'z'; c++ {
-		b[len(s)] = c
-		if x.termBytes(b) {
-			return true
-		}
-	}
-	return false
-}
-
-// termBytes reports whether the term spelt b occurs in some document, without allocating.
-func (x *lexIndex) termBytes(b []byte) bool {
-	id, ok := x.dict[string(b)]
-	if !ok && x.more != nil {
-		id, ok = x.more[string(b)]
-	}
-	return ok && x.df[id] > 0
+	_, ok := x.vocabulary().short[s]
+	return ok
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // TestVariantsMatchReference checks appendVariants (sorted vocabulary, binary search,
-// allocation-free word test) against variantsRef, the plain reading over the whole
+// the set of terms less their last letter, the memo) against variantsRef, the plain reading over the whole
 // vocabulary, for every term of a generated catalogue and a few that are no terms.
 func TestVariantsMatchReference(t *testing.T) {
 	g := buildCaps(t, 1, testcat.GenerateCatalog(400, 7), cheap)
@@ -25,6 +25,9 @@ func TestVariantsMatchReference(t *testing.T) {
 			}
 			if !slices.Equal(got, want) {
 				t.Fatalf("variants of %q (suffix %d): %v, reference %v", term, suf, got, want)
+			}
+			if again := x.appendVariants([]uint32{7}, term, suf); !slices.Equal(again[1:], got) || again[0] != 7 {
+				t.Fatalf("variants of %q (suffix %d) from the memo: %v, first time %v", term, suf, again, got)
 			}
 			found += len(got)
 		}
