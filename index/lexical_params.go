@@ -36,7 +36,7 @@ type LexicalParams struct {
 
 // DefaultLexicalParams returns the parameters new generations are built with.
 func DefaultLexicalParams() LexicalParams {
-	return LexicalParams{K1: 1.2, BName: 0.75, BSummary: 0.2, BOther: 0.3, ClauseLift: 0.6, ClauseMass: 0.15, VariantWeight: 0.3, VariantSuffix: 4}
+	return LexicalParams{K1: 1.2, BName: 0.75, BSummary: 0.2, BOther: 0.3, ClauseLift: 0.6, ClauseMass: 0.15, VariantWeight: 0, VariantSuffix: 4}
 }
 
 // Validate reports parameters out of their ranges.

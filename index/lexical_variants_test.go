@@ -79,7 +79,8 @@ func TestVariantsAreWordFamilies(t *testing.T) {
 	if len(off) != 0 {
 		t.Fatalf("without variants, %q finds %v: the fixture tests nothing", q.Text, ids(g0, off))
 	}
-	withLexicalParams(t, DefaultLexicalParams())
+	p.VariantWeight, p.VariantSuffix = 0.3, 4
+	withLexicalParams(t, p)
 	g = buildCaps(t, 1, caps, cheap)
 	on := retrieve(t, g, Lexical, q, 5)
 	if len(on) != 1 || ids(g, on)[0] != "gov.congress" || !slices.Contains(on[0].Matched, "variants") {

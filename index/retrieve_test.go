@@ -335,9 +335,12 @@ func TestMaxScoreIsExact(t *testing.T) {
 	p.ClauseLift = 0
 	withLexicalParams(t, p)
 	noLift := buildCaps(t, 1, caps, cheap)
+	p.VariantWeight, p.VariantSuffix = 0.3, 4 // variants on (the default has none)
+	withLexicalParams(t, p)
+	noLiftVariants := buildCaps(t, 1, caps, cheap)
 	withLexicalParams(t, DefaultLexicalParams())
-	for _, g := range []*Generation{buildCaps(t, 1, caps, cheap), noLift} {
-		maxScoreIsExact(t, g, caps, g == noLift)
+	for _, g := range []*Generation{buildCaps(t, 1, caps, cheap), noLift, noLiftVariants} {
+		maxScoreIsExact(t, g, caps, g == noLift || g == noLiftVariants)
 	}
 }
 
