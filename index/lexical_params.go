@@ -28,7 +28,8 @@ type LexicalParams struct {
 	ClauseMass float64
 	// VariantWeight is the weight, relative to a query term's, of the index terms that are
 	// variants of a query term (the one is the other plus a short suffix that is no word of
-	// its own: "scan" and "scanner", "rental" and "rent"; lexical_variants.go). 0 adds none.
+	// its own: "scan" and "scanner", "rental" and "rent"; lexical_variants.go). 0 adds none
+	// (the default: docs/lexical.md, stage 3).
 	VariantWeight float64
 	// VariantSuffix is the most letters a variant adds to or takes from a query term.
 	VariantSuffix int
