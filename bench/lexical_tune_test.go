@@ -12,9 +12,10 @@ import (
 	"github.com/capdex/capdex/index"
 )
 
-// TestLexicalLOSO runs the stated procedure that chose index.DefaultLexicalParams, in two
-// stages: LexicalBM25Grid with the default clause parameters, then LexicalClauseGrid with
-// the first stage's choice. Each point is scored on the whole of every public set (nDCG@5 of
+// TestLexicalLOSO runs the stated procedure that chose index.DefaultLexicalParams, in three
+// stages: LexicalBM25Grid with the default clause and variant parameters, then
+// LexicalClauseGrid with the first stage's choice, then LexicalVariantGrid with the
+// second's. Each point is scored on the whole of every public set (nDCG@5 of
 // the fused search, limit 10) and on the seed cases; points that rank a seed case's
 // expected action below first (seed MRR < 1), and points whose fused search is below the
 // lexical or the semantic retriever alone on a set (recall@5 or nDCG@5: the bar,
@@ -22,7 +23,7 @@ import (
 // mean nDCG@5 over the public sets is the stage's choice (the default stays while no point
 // beats it by more than lexicalMargin), and the test fails when the default is not it. Each stage logs its leave-one-set-out figures (chosen on the two other
 // sets, scored on the third). It takes minutes: it runs only with CAPDEX_TUNE=1 and the
-// sets present (CAPDEX_TUNE_STAGE=clauses runs the second stage alone).
+// sets present (CAPDEX_TUNE_STAGE=clauses or variants runs that stage alone).
 func TestLexicalLOSO(t *testing.T) {
 	if os.Getenv("CAPDEX_TUNE") == "" {
 		t.Skip("set CAPDEX_TUNE=1 to run the lexical grid (minutes)")
@@ -43,11 +44,16 @@ func TestLexicalLOSO(t *testing.T) {
 		}
 		return best.Params
 	}
-	first := def
-	if os.Getenv("CAPDEX_TUNE_STAGE") != "clauses" { // "clauses": the second stage alone, from the default BM25F
-		first = stage("BM25F", LexicalBM25Grid(def))
+	switch os.Getenv("CAPDEX_TUNE_STAGE") {
+	case "clauses": // the second stage alone, from the default BM25F
+		stage("clauses", LexicalClauseGrid(def))
+	case "variants": // the third stage alone, from the defaults
+		stage("variants", LexicalVariantGrid(def))
+	default:
+		first := stage("BM25F", LexicalBM25Grid(def))
+		second := stage("clauses", LexicalClauseGrid(first))
+		stage("variants", LexicalVariantGrid(second))
 	}
-	stage("clauses", LexicalClauseGrid(first))
 }
 
 // lexicalMargin is how much more mean nDCG@5 a point must reach than the default (when the

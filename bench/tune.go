@@ -133,4 +133,21 @@ func LexicalClauseGrid(base index.LexicalParams) []LexicalPoint {
 	return out
 }
 
+// LexicalVariantGrid is the third stage: no variants (VariantWeight 0, base's VariantSuffix
+// kept, so that the point is the default when the default has none), or VariantWeight in
+// {0.2, 0.3, 0.5} × VariantSuffix in {2, 3, 4}, the other parameters at base's.
+func LexicalVariantGrid(base index.LexicalParams) []LexicalPoint {
+	p := base
+	p.VariantWeight = 0 // none (VariantSuffix then means nothing: base's is kept)
+	out := []LexicalPoint{{Name: "variants=0", Params: p}}
+	for _, w := range []float64{0.2, 0.3, 0.5} {
+		for _, suf := range []int{2, 3, 4} {
+			p := base
+			p.VariantWeight, p.VariantSuffix = w, suf
+			out = append(out, LexicalPoint{Name: "variants=" + ftoa(w) + " suffix=" + strconv.Itoa(suf), Params: p})
+		}
+	}
+	return out
+}
+
 func ftoa(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

@@ -82,6 +82,9 @@ type lexIndex struct {
 	// params are the parameters the index was built with
 	params LexicalParams
 
+	// vocab is the sorted vocabulary the variants of a query term are found in
+	vocab *lexVocab
+
 	// concepts holds, by concept id (text.ConceptID), the term ids of the concept's
 	// members, filled on first use
 	concepts []atomic.Pointer[[]uint32]
@@ -277,6 +280,7 @@ func (g *Generation) buildLexical(ctx context.Context) error {
 	x := &g.lex
 	x.params = currentLexicalParams()
 	x.concepts = make([]atomic.Pointer[[]uint32], text.DefaultLexicon().Len())
+	x.vocab = new(lexVocab)
 	x.dict = make(map[string]uint32, g.n*4)
 	var (
 		entries  []lexEntry
@@ -597,6 +601,24 @@ func (g *Generation) lexQuery(s *scratch, terms []string, concepts []int32) bool
 	sorted := append(s.ids[:0], ids...)
 	slices.Sort(sorted)
 	s.ids = sorted
+	if w := x.params.VariantWeight; w > 0 {
+		vars := s.vids[:0]
+		for _, t := range terms {
+			vars = x.appendVariants(vars, t, x.params.VariantSuffix)
+		}
+		s.vids = vars
+		for _, id := range vars {
+			if _, found := slices.BinarySearch(sorted, id); found || slices.Contains(ids[nids:], id) {
+				continue
+			}
+			ids = append(ids, id)
+			s.lterms = append(s.lterms, g.lexTerm(id, float32(w), maskVariant))
+		}
+		if len(s.lterms)-nq > maxVariantTerms {
+			s.lterms = append(s.lterms[:nq], keepStrongest(s.lterms[nq:], maxVariantTerms)...)
+		}
+	}
+	nv := len(s.lterms)
 	for _, c := range concepts {
 		for _, id := range g.conceptTermsOf(c) {
 			if _, found := slices.BinarySearch(sorted, id); found || slices.Contains(ids[nids:], id) {
@@ -607,8 +629,8 @@ func (g *Generation) lexQuery(s *scratch, terms []string, concepts []int32) bool
 		}
 	}
 	s.tids = ids
-	if len(s.lterms)-nq > maxConceptTerms {
-		s.lterms = append(s.lterms[:nq], keepStrongest(s.lterms[nq:], maxConceptTerms)...)
+	if len(s.lterms)-nv > maxConceptTerms {
+		s.lterms = append(s.lterms[:nv], keepStrongest(s.lterms[nv:], maxConceptTerms)...)
 	}
 	if len(s.lterms) == 0 {
 		return false
@@ -736,8 +758,11 @@ func lexHits(cs []lcand, scale float32) []Hit {
 
 // lexNames names the fields of a lexical match mask.
 var lexNames = newNameTable(func(b int) string {
-	if b == 15 {
+	switch b {
+	case 15:
 		return "concepts"
+	case 14:
+		return "variants"
 	}
 	if b < numFields {
 		return fieldNames[b]

@@ -26,11 +26,18 @@ type LexicalParams struct {
 	// it is lifted fully, a lighter one ("Can you help me with that?") in proportion.
 	// 0 lifts every clause fully.
 	ClauseMass float64
+	// VariantWeight is the weight, relative to a query term's, of the index terms that are
+	// variants of a query term (the one is the other plus a short suffix that is no word of
+	// its own: "scan" and "scanner", "rental" and "rent"; lexical_variants.go). 0 adds none
+	// (the default: docs/lexical.md, stage 3).
+	VariantWeight float64
+	// VariantSuffix is the most letters a variant adds to or takes from a query term.
+	VariantSuffix int
 }
 
 // DefaultLexicalParams returns the parameters new generations are built with.
 func DefaultLexicalParams() LexicalParams {
-	return LexicalParams{K1: 1.2, BName: 0.75, BSummary: 0.2, BOther: 0.3, ClauseLift: 0.6, ClauseMass: 0.15}
+	return LexicalParams{K1: 1.2, BName: 0.75, BSummary: 0.2, BOther: 0.3, ClauseLift: 0.6, ClauseMass: 0.15, VariantWeight: 0, VariantSuffix: 4}
 }
 
 // Validate reports parameters out of their ranges.
@@ -39,13 +46,17 @@ func (p LexicalParams) Validate() error {
 		name   string
 		v, max float64
 	}{{"K1", p.K1, math.Inf(1)}, {"BName", p.BName, 1}, {"BSummary", p.BSummary, 1},
-		{"BOther", p.BOther, 1}, {"ClauseLift", p.ClauseLift, 1}, {"ClauseMass", p.ClauseMass, 1}} {
+		{"BOther", p.BOther, 1}, {"ClauseLift", p.ClauseLift, 1}, {"ClauseMass", p.ClauseMass, 1},
+		{"VariantWeight", p.VariantWeight, 1}, {"VariantSuffix", float64(p.VariantSuffix), maxVariantSuffix}} {
 		if !(v.v >= 0 && v.v <= v.max) { // NaN fails too
 			return fmt.Errorf("%w: lexical parameter %s = %g, want 0 ≤ %s ≤ %g", ErrLexicalParams, v.name, v.v, v.name, v.max)
 		}
 	}
 	return nil
 }
+
+// maxVariantSuffix bounds LexicalParams.VariantSuffix.
+const maxVariantSuffix = 8
 
 var lexicalParams atomic.Pointer[LexicalParams]
 

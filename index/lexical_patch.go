@@ -73,6 +73,7 @@ func (g *Generation) patchLexical(ctx context.Context) error {
 
 	x.params = px.params
 	x.concepts = make([]atomic.Pointer[[]uint32], len(px.concepts))
+	x.vocab = new(lexVocab)
 	x.dict, x.off, x.docs, x.eoff, x.ftf = px.dict, px.off, px.docs, px.eoff, px.ftf
 	x.more = maps.Clone(px.more)
 	if x.more == nil {

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math"
@@ -250,6 +251,24 @@ func exhaustiveLexical(g *Generation, q *Query) map[uint32]float32 {
 			add(id, 1)
 		}
 	}
+	if p := x.params; p.VariantWeight > 0 {
+		var vars []uint32
+		for _, t := range terms {
+			for _, id := range variantsRef(x, t, p.VariantSuffix) {
+				if !slices.Contains(seen, id) {
+					seen = append(seen, id)
+					vars = append(vars, id)
+				}
+			}
+		}
+		if len(vars) > maxVariantTerms { // the strongest, the earlier at equal idf
+			slices.SortStableFunc(vars, func(a, b uint32) int { return cmp.Compare(x.idf[b], x.idf[a]) })
+			vars = vars[:maxVariantTerms]
+		}
+		for _, id := range vars {
+			add(id, float32(p.VariantWeight))
+		}
+	}
 	for _, c := range queryConcepts(q, terms) {
 		for _, id := range g.conceptTerms(c) {
 			if !slices.Contains(seen, id) {
@@ -261,6 +280,53 @@ func exhaustiveLexical(g *Generation, q *Query) map[uint32]float32 {
 	return scores
 }
 
+// variantsRef is the plain reading of a query term's variants (lexical_variants.go), over
+// the whole vocabulary: the longer terms in sorted order, then the shorter, longest first.
+func variantsRef(x *lexIndex, t string, maxSuffix int) []uint32 {
+	var voc []string
+	for _, m := range []map[string]uint32{x.dict, x.more} {
+		for u, id := range m {
+			if x.df[id] > 0 {
+				voc = append(voc, u)
+			}
+		}
+	}
+	slices.Sort(voc)
+	letters := func(s string) bool { return s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyz") == "" }
+	word := func(s string) bool {
+		if len(s) < 3 {
+			return false
+		}
+		for _, v := range voc {
+			if strings.HasPrefix(v, s) && len(v) <= len(s)+1 {
+				return true
+			}
+		}
+		return false
+	}
+	if len(t) < variantMinLen || !letters(t) {
+		return nil
+	}
+	var out []uint32
+	id := func(u string) uint32 {
+		if i, ok := x.dict[u]; ok {
+			return i
+		}
+		return x.more[u]
+	}
+	for _, u := range voc {
+		if letters(u) && len(u) > len(t) && len(u)-len(t) <= maxSuffix && strings.HasPrefix(u, t) && !word(u[len(t):]) {
+			out = append(out, id(u))
+		}
+	}
+	for n := len(t) - 1; n >= variantMinLen && len(t)-n <= maxSuffix; n-- {
+		if slices.Contains(voc, t[:n]) && !word(t[n:]) {
+			out = append(out, id(t[:n]))
+		}
+	}
+	return out
+}
+
 func TestMaxScoreIsExact(t *testing.T) {
 	caps := testcat.GenerateCatalog(2000, 5)
 	// the reference scores the whole text: a generation built without the clause lift
@@ -269,9 +335,12 @@ func TestMaxScoreIsExact(t *testing.T) {
 	p.ClauseLift = 0
 	withLexicalParams(t, p)
 	noLift := buildCaps(t, 1, caps, cheap)
+	p.VariantWeight, p.VariantSuffix = 0.3, 4 // variants on (the default has none)
+	withLexicalParams(t, p)
+	noLiftVariants := buildCaps(t, 1, caps, cheap)
 	withLexicalParams(t, DefaultLexicalParams())
-	for _, g := range []*Generation{buildCaps(t, 1, caps, cheap), noLift} {
-		maxScoreIsExact(t, g, caps, g == noLift)
+	for _, g := range []*Generation{buildCaps(t, 1, caps, cheap), noLift, noLiftVariants} {
+		maxScoreIsExact(t, g, caps, g == noLift || g == noLiftVariants)
 	}
 }
 

@@ -110,6 +110,7 @@ type scratch struct {
 	keys      []metaKey
 	ids       []uint32
 	tids      []uint32 // term ids of a query
+	vids      []uint32 // lexical: the variants of a query's terms
 	bits      []uint64 // dense allow bitset
 	allowBuf  []uint32 // values of the allow bitmap being read (allowBits)
 	order     []int32  // terms by upper bound
