@@ -58,6 +58,27 @@ func (e *Engine) Import(ctx context.Context, caps []*registry.Capability, actor 
 	return e.applyChange(ctx, ids, nil)
 }
 
+// storedOver returns snap's capabilities with caps stored over them (a changed id in its
+// place, new ids after the rest, a repeated id its last definition, as store.PutAll refuses
+// it) and the ids caps touch.
+func storedOver(snap *registry.Snapshot, caps []*registry.Capability) ([]*registry.Capability, map[string]bool) {
+	all := slices.Clone(snap.Caps)
+	touched := make(map[string]bool, len(caps))
+	added := map[string]int{} // position in all of a new id
+	for _, c := range caps {
+		touched[c.ID] = true
+		if d, ok := snap.DocID(c.ID); ok {
+			all[d] = c
+		} else if i, ok := added[c.ID]; ok {
+			all[i] = c
+		} else {
+			added[c.ID] = len(all)
+			all = append(all, c)
+		}
+	}
+	return all, touched
+}
+
 // withChange returns the registry caps would make (the active definitions with caps stored
 // over them) and which of its capabilities a lint must check: all of them when the engine's
 // generation is not the store's, else only caps and their children (registry.LintAffected:
@@ -67,20 +88,7 @@ func (e *Engine) Import(ctx context.Context, caps []*registry.Capability, actor 
 func (e *Engine) withChange(caps []*registry.Capability) ([]*registry.Capability, func(*registry.Capability) bool, error) {
 	if cur := e.state.Load(); cur != nil && cur.gen.Snapshot().Generation == e.store.Generation() {
 		snap := cur.gen.Snapshot()
-		all := slices.Clone(snap.Caps)
-		touched := make(map[string]bool, len(caps))
-		added := map[string]int{} // position in all of a new id (a repeated id: the last one, as store.PutAll refuses it)
-		for _, c := range caps {
-			touched[c.ID] = true
-			if d, ok := snap.DocID(c.ID); ok {
-				all[d] = c
-			} else if i, ok := added[c.ID]; ok {
-				all[i] = c
-			} else {
-				added[c.ID] = len(all)
-				all = append(all, c)
-			}
-		}
+		all, touched := storedOver(snap, caps)
 		return all, affectedSet(snap, caps, touched), nil
 	}
 	active, _, err := e.store.Active()

@@ -38,21 +38,7 @@ func TestAffectedSetSameAsByID(t *testing.T) {
 				caps = append(caps, c.Clone())
 			}
 		}
-		// withChange's registry after the change
-		all := append([]*registry.Capability(nil), snap.Caps...)
-		touched := map[string]bool{}
-		added := map[string]int{}
-		for _, c := range caps {
-			touched[c.ID] = true
-			if d, ok := snap.DocID(c.ID); ok {
-				all[d] = c
-			} else if i, ok := added[c.ID]; ok {
-				all[i] = c
-			} else {
-				added[c.ID] = len(all)
-				all = append(all, c)
-			}
-		}
+		all, touched := storedOver(snap, caps) // withChange's registry after the change
 		got := affectedSet(snap, caps, touched)
 		for _, c := range all {
 			want := touched[c.ID] || touched[registry.Parent(c.ID)]
