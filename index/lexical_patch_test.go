@@ -56,8 +56,17 @@ func TestLexicalPatchSearchedConcurrently(t *testing.T) {
 		queries = append(queries, next.Caps[d].Summary)
 	}
 	queries = append(queries, "plonk1 widget", "renamed rebalancing", "widget rebalancing plonk2")
+	searchedConcurrently(t, got, want, queries)
+}
+
+// searchedConcurrently searches got for queries from four goroutines (run under -race for
+// got's lazily derived state) and requires every lexical answer to equal want's.
+func searchedConcurrently(t *testing.T, got, want *Generation, queries []string) {
+	t.Helper()
+	ctx := context.Background()
 	wants := make([][]Hit, len(queries))
 	for i, q := range queries {
+		var err error
 		if wants[i], err = want.Retrieve(ctx, Lexical, &Query{Text: q}, nil, 10); err != nil {
 			t.Fatal(err)
 		}
@@ -65,17 +74,15 @@ func TestLexicalPatchSearchedConcurrently(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan string, 4*len(queries))
 	for w := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for k := range queries {
 				i := (k + w*len(queries)/4) % len(queries)
 				hits, err := got.Retrieve(ctx, Lexical, &Query{Text: queries[i]}, nil, 10)
 				if err != nil || !reflect.DeepEqual(hits, wants[i]) {
-					errs <- fmt.Sprintf("%q: %v (%v), full build %v", queries[i], hits, err, wants[i])
+					errs <- fmt.Sprintf("%q: %v (%v), want %v", queries[i], hits, err, wants[i])
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	close(errs)

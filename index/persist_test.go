@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/capdex/capdex/index/embed"
@@ -555,29 +554,5 @@ func TestPersistLoadedSearchedConcurrently(t *testing.T) {
 	if !got.loaded(secLexical) {
 		t.Fatalf("not loaded: %v", got.Stats().Persist.Err)
 	}
-	queries := persistQueries(snap, rand.New(rand.NewPCG(5, 6)), 40)
-	wants := make([][]Hit, len(queries))
-	for i, q := range queries {
-		if wants[i], err = want.Retrieve(ctx, Lexical, &Query{Text: q}, nil, 10); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var wg sync.WaitGroup
-	errs := make(chan string, 4*len(queries))
-	for w := range 4 {
-		wg.Go(func() {
-			for k := range queries {
-				i := (k + w*len(queries)/4) % len(queries)
-				hits, err := got.Retrieve(ctx, Lexical, &Query{Text: queries[i]}, nil, 10)
-				if err != nil || !reflect.DeepEqual(hits, wants[i]) {
-					errs <- fmt.Sprintf("%q: %v (%v), built %v", queries[i], hits, err, wants[i])
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for e := range errs {
-		t.Error(e)
-	}
+	searchedConcurrently(t, got, want, persistQueries(snap, rand.New(rand.NewPCG(5, 6)), 40))
 }
