@@ -171,6 +171,7 @@ func (g *Generation) loadLexical(b []byte) error {
 	}
 	x.params = params
 	x.concepts = make([]atomic.Pointer[[]uint32], text.DefaultLexicon().Len())
+	x.vocab = new(lexVocab)
 	x.norms.init(flen, params)
 	x.idf = make([]float32, nt)
 	for t, df := range x.df {
