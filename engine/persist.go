@@ -77,19 +77,23 @@ func (e *Engine) persisted(gen uint64) []byte {
 		e.log.Info("index: persisted index state is of another generation, building", "generation", gen, "persisted", m.gen)
 		return nil
 	}
-	var out []byte
+	var out, last []byte
 	for i := range m.chunks {
-		c, err := e.store.GetBlob(chunkKey(gen, i))
+		// the last chunk first: a damaged count names chunks that are not stored, and
+		// nothing is allocated for them
+		j := (i + m.chunks - 1) % m.chunks
+		c, err := e.store.GetBlob(chunkKey(gen, j))
 		if err != nil {
-			e.log.Warn("index: persisted index state incomplete, building", "generation", gen, "chunk", i, "err", err)
+			e.log.Warn("index: persisted index state incomplete, building", "generation", gen, "chunk", j, "err", err)
 			return nil
 		}
-		if out == nil {
-			out = make([]byte, 0, len(c)*m.chunks)
+		if i == 0 {
+			last, out = c, make([]byte, 0, (m.chunks-1)*persistChunk+len(c))
+			continue
 		}
 		out = append(out, c...)
 	}
-	return out
+	return append(out, last...)
 }
 
 // logPersisted says what a full build did with the persisted state it was given.
