@@ -567,6 +567,10 @@ func (g *Generation) retrieveLexical(q *Query, allow *roaring.Bitmap, limit int)
 	if q.ConceptIDs == nil { // the scratch's buffer, else the query's own (read only)
 		s.concepts = concepts
 	}
+	s.src, s.srcConcepts = s.src[:0], s.srcConcepts[:0]
+	if spans := sourceSpans(q.Text); spans != nil {
+		s.sourceTerms(q.Text, spans)
+	}
 	if !g.lexQuery(s, terms, concepts) {
 		return nil
 	}
@@ -580,8 +584,9 @@ func (g *Generation) retrieveLexical(q *Query, allow *roaring.Bitmap, limit int)
 }
 
 // lexQuery fills s.lterms (and s.tids) with the lexical terms of a query: its terms that
-// occur in the index, weight 1, in the order they first occur in the query, then the terms
-// its concepts expand to, weight conceptWeight, in the concepts' order, each bounded by its
+// occur in the index, weight 1 (sourceWeight for s.src, the terms only its source nouns
+// hold: sourceref.go), in the order they first occur in the query, then the terms its
+// concepts (but s.srcConcepts) expand to, weight conceptWeight, in the concepts' order, each bounded by its
 // count limit (the terms of highest idf are kept). Nothing of it depends on term ids. It
 // reports whether there is any.
 func (g *Generation) lexQuery(s *scratch, terms []string, concepts []int32) bool {
@@ -591,7 +596,11 @@ func (g *Generation) lexQuery(s *scratch, terms []string, concepts []int32) bool
 	for _, t := range terms {
 		if id, ok := x.termID(t); ok && !slices.Contains(ids, id) {
 			ids = append(ids, id)
-			s.lterms = append(s.lterms, g.lexTerm(id, 1, 0))
+			w := float32(1)
+			if slices.Contains(s.src, t) {
+				w = sourceWeight
+			}
+			s.lterms = append(s.lterms, g.lexTerm(id, w, 0))
 		}
 	}
 	if len(s.lterms) > maxQueryTerms {
@@ -620,6 +629,9 @@ func (g *Generation) lexQuery(s *scratch, terms []string, concepts []int32) bool
 	}
 	nv := len(s.lterms)
 	for _, c := range concepts {
+		if slices.Contains(s.srcConcepts, c) {
+			continue
+		}
 		for _, id := range g.conceptTermsOf(c) {
 			if _, found := slices.BinarySearch(sorted, id); found || slices.Contains(ids[nids:], id) {
 				continue

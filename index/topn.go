@@ -103,26 +103,28 @@ func (t *topN) best() []cand {
 
 // scratch is the per-call working memory of a retriever, recycled through scratchPool.
 type scratch struct {
-	top       topN
-	acc       []float32 // dense per-doc accumulator, zero between uses
-	seen      []uint32  // dense per-doc marks, zero between uses
-	docs      []uint32  // touched docs
-	keys      []metaKey
-	ids       []uint32
-	tids      []uint32 // term ids of a query
-	vids      []uint32 // lexical: the variants of a query's terms
-	bits      []uint64 // dense allow bitset
-	allowBuf  []uint32 // values of the allow bitmap being read (allowBits)
-	order     []int32  // terms by upper bound
-	keys64    []uint64 // sort keys of order, then of the lexical answer
-	lacc      []lexAcc // lexical: dense per-doc accumulators, zero between uses
-	lterms    []lterm  // lexical: the terms of a query
-	lcum      []uint32 // lexical: the sums of the remaining terms' bounds
-	lbest     []lcand  // lexical: the answer
-	concepts  []int32  // lexical: concept ids of a query
-	cterms    []string // lexical: terms of a clause (liftClauses)
-	cconcepts []int32  // lexical: concept ids of a clause
-	wterms    []lterm  // lexical: the whole query's terms while its clauses are scored
+	top         topN
+	acc         []float32 // dense per-doc accumulator, zero between uses
+	seen        []uint32  // dense per-doc marks, zero between uses
+	docs        []uint32  // touched docs
+	keys        []metaKey
+	ids         []uint32
+	tids        []uint32 // term ids of a query
+	vids        []uint32 // lexical: the variants of a query's terms
+	bits        []uint64 // dense allow bitset
+	allowBuf    []uint32 // values of the allow bitmap being read (allowBits)
+	order       []int32  // terms by upper bound
+	keys64      []uint64 // sort keys of order, then of the lexical answer
+	lacc        []lexAcc // lexical: dense per-doc accumulators, zero between uses
+	lterms      []lterm  // lexical: the terms of a query
+	lcum        []uint32 // lexical: the sums of the remaining terms' bounds
+	lbest       []lcand  // lexical: the answer
+	concepts    []int32  // lexical: concept ids of a query
+	cterms      []string // lexical: terms of a clause (liftClauses)
+	cconcepts   []int32  // lexical: concept ids of a clause
+	wterms      []lterm  // lexical: the whole query's terms while its clauses are scored
+	src         []string // lexical: the terms only a query's source nouns hold (sourceSpans)
+	srcConcepts []int32  // lexical: the concepts only a query's source nouns name
 }
 
 // dense returns the zeroed accumulators sized for n docs.

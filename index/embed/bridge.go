@@ -153,3 +153,10 @@ func (bb *bridgeBuckets) features(feats []feat, run string) []feat {
 	}
 	return feats
 }
+
+// IsChineseWord reports whether zh is a word of the CC-CEDICT bridge (2 to 4 Han
+// characters). The first call parses the bridge.
+func IsChineseWord(zh string) bool {
+	_, ok := defaultBridge().span[zh]
+	return ok
+}
