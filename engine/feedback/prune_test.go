@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"testing"
 	"time"
 
@@ -32,6 +33,12 @@ func exhaustiveVotes(t *tenant, terms []string, opt Options, now int64) []index.
 	per := map[userCap]float64{}
 	sessions := map[string]int{}
 	led := map[string]bool{}
+	type nearSearch struct {
+		sim, w float64
+		i      int
+		id     string
+	}
+	var near []nearSearch
 	for i, l := range t.learned {
 		dot := 0.0
 		for _, term := range terms {
@@ -47,9 +54,11 @@ func exhaustiveVotes(t *tenant, terms []string, opt Options, now int64) []index.
 		if sim < opt.MinSupport {
 			continue
 		}
-		per[userCap{l.user, l.id}] += sim * decay(time.Duration(now-l.at), opt.HalfLife)
+		w := sim * decay(time.Duration(now-l.at), opt.HalfLife)
+		per[userCap{l.user, l.id}] += w
 		sessions[l.id]++
 		led[l.id] = led[l.id] || sim >= opt.MinSimilarity
+		near = append(near, nearSearch{sim, w, i, l.id})
 	}
 	miss := map[string]float64{}
 	for k, w := range per {
@@ -63,6 +72,37 @@ func exhaustiveVotes(t *tenant, terms []string, opt Options, now int64) []index.
 	for id, m := range miss {
 		if led[id] {
 			out = append(out, index.Vote{ID: id, Weight: 1 - m, Sessions: sessions[id]})
+		}
+	}
+	// consensus: the nearest ConsensusK searches at least ConsensusSim like the query; the
+	// first capability (nearest first) holding Consensus of their similarity, when no search
+	// leads it, gets its best decayed similarity × its share
+	sort.Slice(near, func(a, b int) bool {
+		if near[a].sim != near[b].sim {
+			return near[a].sim > near[b].sim
+		}
+		return near[a].i < near[b].i
+	})
+	k, total := 0, 0.0
+	for k < len(near) && k < opt.ConsensusK && near[k].sim >= opt.ConsensusSim {
+		total += near[k].sim
+		k++
+	}
+	for x := range k {
+		id := near[x].id
+		share, best, n := 0.0, 0.0, 0
+		for _, s := range near[:k] {
+			if s.id == id {
+				share += s.sim
+				best = max(best, s.w)
+				n++
+			}
+		}
+		if share /= total; share >= opt.Consensus {
+			if !led[id] {
+				out = append(out, index.Vote{ID: id, Weight: min(best*share, opt.UserCap), Sessions: n})
+			}
+			break
 		}
 	}
 	sortVotes(out)

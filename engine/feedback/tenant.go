@@ -323,13 +323,14 @@ func (t *tenant) votes(terms []string, opt Options, now int64) []index.Vote {
 			continue
 		}
 		l := &t.learned[i]
-		pass = append(pass, passed{cap: l.cap, usr: l.usr, lead: sim >= opt.MinSimilarity,
+		pass = append(pass, passed{cap: l.cap, usr: l.usr, lead: sim >= opt.MinSimilarity, sim: sim, at: i,
 			w: sim * decay(time.Duration(now-l.at), opt.HalfLife)})
 	}
 	acc.pass = pass
 	if len(pass) == 0 {
 		return nil
 	}
+	agreed := t.consensus(pass, opt)
 	slices.SortStableFunc(pass, func(a, b passed) int {
 		if c := cmp.Compare(a.cap, b.cap); c != 0 {
 			return c
@@ -351,8 +352,11 @@ func (t *tenant) votes(terms []string, opt Options, now int64) []index.Vote {
 			}
 			miss *= 1 - min(w, opt.UserCap)
 		}
-		if led {
+		switch {
+		case led:
 			out = append(out, index.Vote{ID: t.capIDs[c], Weight: 1 - miss, Sessions: j - i})
+		case agreed.ok && agreed.cap == c:
+			out = append(out, index.Vote{ID: t.capIDs[c], Weight: min(agreed.w, opt.UserCap), Sessions: agreed.sessions})
 		}
 		i = j
 	}
@@ -360,11 +364,57 @@ func (t *tenant) votes(terms []string, opt Options, now int64) []index.Vote {
 	return out
 }
 
+// agreement is the capability the query's nearest past searches agree on (consensus).
+type agreement struct {
+	ok       bool
+	cap      int32
+	w        float64 // its best search's decayed similarity × its share
+	sessions int
+}
+
+// consensus finds, among the opt.ConsensusK searches of pass most like the query (at least
+// opt.ConsensusSim like it; ties by learned order), the capability whose searches hold at
+// least opt.Consensus of their similarity. It reorders pass by similarity.
+func (t *tenant) consensus(pass []passed, opt Options) agreement {
+	slices.SortFunc(pass, func(a, b passed) int {
+		if c := cmp.Compare(b.sim, a.sim); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.at, b.at)
+	})
+	k := 0
+	total := 0.0
+	for k < len(pass) && k < opt.ConsensusK && pass[k].sim >= opt.ConsensusSim {
+		total += pass[k].sim
+		k++
+	}
+	if k == 0 {
+		return agreement{}
+	}
+	for x := range k {
+		c := pass[x].cap
+		share, best, n := 0.0, 0.0, 0
+		for _, p := range pass[:k] {
+			if p.cap == c {
+				share += p.sim
+				best = max(best, p.w)
+				n++
+			}
+		}
+		share /= total
+		if share >= opt.Consensus {
+			return agreement{ok: true, cap: c, w: best * share, sessions: n}
+		}
+	}
+	return agreement{}
+}
+
 // passed is a learned search at or above the least support: its capability, its user,
 // its decayed similarity and whether it reaches the least similarity (leads a vote).
 type passed struct {
 	cap, usr int32
-	w        float64
+	at       int32   // the search's index in tenant.learned
+	sim, w   float64 // its similarity, and that decayed with its age
 	lead     bool
 }
 
