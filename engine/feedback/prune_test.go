@@ -132,10 +132,13 @@ func TestVotesPruningExact(t *testing.T) {
 	tn.refresh()
 	now := r.opt.Now().UnixNano()
 	pruned := 0
-	for _, sims := range [][2]float64{{0.05, 0.05}, {0.15, 0.15}, {0.3, 0.3}, {0.6, 0.6}, {0.3, 0.15}, {0.6, 0.1}} {
+	// lead, support, the consensus vote's least similarity and least share (the last at a
+	// lead no random search reaches and a share a third reaches, so that consensus decides)
+	for _, sims := range [][4]float64{{0.05, 0.05, 0.2, 0.5}, {0.15, 0.15, 0.2, 0.5}, {0.3, 0.3, 0.3, 0.5}, {0.6, 0.6, 0.6, 0.5},
+		{0.3, 0.15, 0.2, 0.5}, {0.6, 0.1, 0.1, 0.5}, {0.9, 0.05, 0.05, 0.34}} {
 		minSim := sims[1]
 		opt := r.opt
-		opt.MinSimilarity, opt.MinSupport = sims[0], sims[1]
+		opt.MinSimilarity, opt.MinSupport, opt.ConsensusSim, opt.Consensus = sims[0], sims[1], sims[2], sims[3]
 		for j := range 200 {
 			q := "find"
 			for range 1 + rng.IntN(5) {
