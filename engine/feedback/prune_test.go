@@ -225,8 +225,10 @@ func TestVotesWeighByCapabilities(t *testing.T) {
 }
 
 // TestVotesNeedALead: past searches each only weakly like the query (below MinSimilarity,
-// at or above MinSupport) give their capability no vote, however many users made them; one
-// search at least MinSimilarity like the query leads a vote, and the weak ones then add to it.
+// at or above MinSupport) give their capability no vote, however many users made them, when
+// the query's nearest searches (the notes boilerplate, six capabilities) do not agree on it
+// (TestVotesConsensus); one search at least MinSimilarity like the query leads a vote, and
+// the weak ones then add to it.
 func TestVotesNeedALead(t *testing.T) {
 	r := newRecorder(t, nopStore{}, Options{MinSimilarity: 0.3, MinSupport: 0.1})
 	for i := range 6 {
