@@ -374,36 +374,44 @@ type agreement struct {
 
 // consensus finds, among the opt.ConsensusK searches of pass most like the query (at least
 // opt.ConsensusSim like it; ties by learned order), the capability whose searches hold at
-// least opt.Consensus of their similarity. It reorders pass by similarity.
+// least opt.Consensus of their similarity.
 func (t *tenant) consensus(pass []passed, opt Options) agreement {
-	slices.SortFunc(pass, func(a, b passed) int {
-		if c := cmp.Compare(b.sim, a.sim); c != 0 {
-			return c
+	// the nearest, by selection into near (most like first): K is small, pass may be long
+	var buf [8]*passed
+	near := buf[:0]
+	if opt.ConsensusK > len(buf) {
+		near = make([]*passed, 0, opt.ConsensusK)
+	}
+	nearer := func(a, b *passed) bool { return a.sim > b.sim || a.sim == b.sim && a.at < b.at }
+	for x := range pass {
+		p := &pass[x]
+		if p.sim < opt.ConsensusSim || len(near) == opt.ConsensusK && !nearer(p, near[len(near)-1]) {
+			continue
 		}
-		return cmp.Compare(a.at, b.at)
-	})
-	k := 0
+		if len(near) < opt.ConsensusK {
+			near = append(near, nil)
+		}
+		k := len(near) - 1
+		for ; k > 0 && nearer(p, near[k-1]); k-- {
+			near[k] = near[k-1]
+		}
+		near[k] = p
+	}
 	total := 0.0
-	for k < len(pass) && k < opt.ConsensusK && pass[k].sim >= opt.ConsensusSim {
-		total += pass[k].sim
-		k++
+	for _, p := range near {
+		total += p.sim
 	}
-	if k == 0 {
-		return agreement{}
-	}
-	for x := range k {
-		c := pass[x].cap
+	for _, p := range near {
 		share, best, n := 0.0, 0.0, 0
-		for _, p := range pass[:k] {
-			if p.cap == c {
-				share += p.sim
-				best = max(best, p.w)
+		for _, o := range near {
+			if o.cap == p.cap {
+				share += o.sim
+				best = max(best, o.w)
 				n++
 			}
 		}
-		share /= total
-		if share >= opt.Consensus {
-			return agreement{ok: true, cap: c, w: best * share, sessions: n}
+		if share /= total; share >= opt.Consensus {
+			return agreement{ok: true, cap: p.cap, w: best * share, sessions: n}
 		}
 	}
 	return agreement{}
