@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,6 +20,8 @@ import (
 var feedbackWeights = []float64{1.2, 2.0}
 
 var feedbackTune = flag.Bool("feedback-tune", false, "TestFeedbackWarmCold: also sweep the history weight and the least similarity, and choose them leave-one-set-out")
+
+var consensusTune = flag.Bool("consensus-tune", false, "TestFeedbackWarmCold: also sweep the consensus vote (nearest searches, least similarity, least share), and choose it leave-one-set-out")
 
 func TestHalfStable(t *testing.T) {
 	// FNV-1a 64 of "single-3" is fixed: the split must not change between releases.
@@ -135,7 +138,7 @@ func summarise(set string, half int, base, got *Report) feedbackRun {
 var warmTargetMet = map[string]bool{"metatool": true}
 
 func TestFeedbackWarmCold(t *testing.T) {
-	if testing.Short() && !*feedbackTune {
+	if testing.Short() && !*feedbackTune && !*consensusTune {
 		t.Skip("-short: replays thousands of sessions")
 	}
 	if _, ok := EvalDir(); !ok {
@@ -163,6 +166,9 @@ func TestFeedbackWarmCold(t *testing.T) {
 				t.Errorf("%s half %d: cold recall@5 %.3f → %.3f drops %.4f, want ≤ 0.005", set, half, r.coldBase, r.cold, r.drop())
 			}
 		}
+	}
+	if *consensusTune {
+		tuneConsensus(t, bases)
 	}
 	if !*feedbackTune {
 		return
@@ -242,4 +248,64 @@ func eoOf(eo *engine.Options) engine.Options {
 		o.Deadlines = QualityDeadlines()
 	}
 	return o
+}
+
+// tuneConsensus sweeps the consensus vote (feedback.Options ConsensusK, ConsensusSim,
+// Consensus; Consensus 2 turns it off) at the default weight, lead and support, and
+// chooses it leave-one-set-out by the procedure of the -feedback-tune sweep: feasible when
+// the worst cold drop of the tuning sets' halves is within 0.005, then the largest mean gap
+// closed (printed, not asserted).
+func tuneConsensus(t *testing.T, bases map[string]*Report) {
+	type config struct {
+		k          int
+		sim, share float64
+	}
+	// off, the default, and each of its three constants moved one step either way that is
+	// not already the others' (nearest 5; least similarity 0.15, 0.25; share 0.7)
+	configs := []config{{3, 0.2, 2}, {3, 0.2, 0.5}, {5, 0.2, 0.5}, {3, 0.15, 0.5}, {3, 0.25, 0.5}, {3, 0.2, 0.7}}
+	results := make([][]feedbackRun, len(configs))
+	for i, c := range configs {
+		eo := &engine.Options{Feedback: &feedback.Options{ConsensusK: c.k, ConsensusSim: c.sim, Consensus: c.share}}
+		for _, set := range EvalSets {
+			for half := range 2 {
+				b := bases[fmt.Sprint(set, half)]
+				_, got := runFeedback(t, set, half, eo, b)
+				r := summarise(set, half, b, got)
+				results[i] = append(results[i], r)
+				t.Logf("consensus k %d sim %.2f share %.2f %s/%d: closes %.3f, cold drop %.4f", c.k, c.sim, c.share, set, half, r.closed(), r.drop())
+			}
+		}
+	}
+	score := func(rs []feedbackRun, keep func(string) bool) (float64, float64) {
+		sum, n, maxDrop := 0.0, 0, 0.0
+		for _, r := range rs {
+			if !keep(r.set) {
+				continue
+			}
+			if r.nWarm > 0 {
+				sum += r.closed()
+				n++
+			}
+			if r.nCold > 0 {
+				maxDrop = max(maxDrop, r.drop())
+			}
+		}
+		return sum / float64(max(n, 1)), maxDrop
+	}
+	var table strings.Builder
+	for _, out := range append(slices.Clone(EvalSets), "none") {
+		keep := func(s string) bool { return s != out }
+		best, bestClosed, bestDrop := 0, math.Inf(-1), math.Inf(1)
+		for i := range configs {
+			cl, dr := score(results[i], keep)
+			feasible, bestFeasible := dr <= 0.005, bestDrop <= 0.005
+			if feasible && (!bestFeasible || cl > bestClosed) || !feasible && !bestFeasible && dr < bestDrop {
+				best, bestClosed, bestDrop = i, cl, dr
+			}
+		}
+		heldClosed, heldDrop := score(results[best], func(s string) bool { return s == out })
+		c := configs[best]
+		fmt.Fprintf(&table, "| %s | %d | %.2f | %.2f | %.3f | %.4f | %.3f | %.4f |\n", out, c.k, c.sim, c.share, bestClosed, bestDrop, heldClosed, heldDrop)
+	}
+	t.Logf("consensus, leave-one-set-out (held-out set, none: all three tune | nearest | least similarity | least share | tuning sets: mean gap closed, worst cold drop | held out: mean gap closed, worst cold drop):\n%s", table.String())
 }

@@ -10,7 +10,9 @@
 //     searches, a term weighing by how few of the capabilities learned it led to, found
 //     through an inverted index of their terms with MaxScore pruning; a capability gets a
 //     vote only when one of its past searches is at least Options.MinSimilarity like the
-//     query, and its past searches at least Options.MinSupport like it add to the vote;
+//     query, and its past searches at least Options.MinSupport like it add to the vote (or,
+//     without such a lead, when the query's Options.ConsensusK nearest past searches agree
+//     on it: a weaker consensus vote);
 //     each weighs its similarity decayed with its age
 //     (Options.HalfLife), and each user's weight for one capability is capped at
 //     Options.UserCap, so that one user repeating a choice counts as one user. The history

@@ -20,6 +20,9 @@ const (
 	DefaultMinSimilarity = 0.3
 	DefaultMinSupport    = 0.15
 	DefaultUserCap       = 0.5
+	DefaultConsensusK    = 3
+	DefaultConsensusSim  = 0.2
+	DefaultConsensus     = 0.5
 	DefaultMaxSessions   = 1 << 16
 	DefaultMaxLearned    = 1 << 17
 )
@@ -36,6 +39,15 @@ type Options struct {
 	// that is lower): a capability only weakly like the query in every past search gets
 	// no vote, however many such searches there are.
 	MinSupport float64
+	// ConsensusK, ConsensusSim and Consensus give a capability that no past search leads a
+	// vote when the query's nearest past searches agree on it: among the ConsensusK (default
+	// 3) past searches most like the query and at least ConsensusSim (default 0.2, at least
+	// MinSupport) like it, the capability's searches hold at least Consensus (default 0.5)
+	// of their similarity. Its vote is then its best search's similarity times that share:
+	// below MinSimilarity, so weaker than any led vote. Consensus above 1 turns it off.
+	ConsensusK   int
+	ConsensusSim float64
+	Consensus    float64
 	// UserCap (0..1) caps one user's vote for one capability (default 0.5): a user's
 	// sessions, however many, give it a strength of at most UserCap, and the users' capped
 	// votes join as independent evidence, 1 − Π(1 − vote), so that only several users make
@@ -103,6 +115,18 @@ func New(st Store, opt Options) (*Recorder, error) {
 	}
 	if opt.MinSupport > opt.MinSimilarity {
 		return nil, fmt.Errorf("feedback: MinSupport %v is above MinSimilarity %v", opt.MinSupport, opt.MinSimilarity)
+	}
+	if opt.ConsensusK <= 0 {
+		opt.ConsensusK = DefaultConsensusK
+	}
+	if opt.ConsensusSim <= 0 {
+		opt.ConsensusSim = max(DefaultConsensusSim, opt.MinSupport)
+	}
+	if opt.ConsensusSim < opt.MinSupport {
+		return nil, fmt.Errorf("feedback: ConsensusSim %v is below MinSupport %v", opt.ConsensusSim, opt.MinSupport)
+	}
+	if opt.Consensus <= 0 {
+		opt.Consensus = DefaultConsensus
 	}
 	if opt.UserCap <= 0 {
 		opt.UserCap = DefaultUserCap

@@ -232,7 +232,8 @@ func TestFlushError(t *testing.T) {
 }
 
 func TestOptionsRefused(t *testing.T) {
-	for _, o := range []Options{{MinSimilarity: 1.5}, {UserCap: 2}, {MinSimilarity: 0.2, MinSupport: 0.25}} {
+	for _, o := range []Options{{MinSimilarity: 1.5}, {UserCap: 2}, {MinSimilarity: 0.2, MinSupport: 0.25},
+		{MinSupport: 0.15, ConsensusSim: 0.1}} {
 		if _, err := New(openStore(t), o); err == nil {
 			t.Errorf("options %+v accepted", o)
 		}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"testing"
 	"time"
 
@@ -32,6 +33,12 @@ func exhaustiveVotes(t *tenant, terms []string, opt Options, now int64) []index.
 	per := map[userCap]float64{}
 	sessions := map[string]int{}
 	led := map[string]bool{}
+	type nearSearch struct {
+		sim, w float64
+		i      int
+		id     string
+	}
+	var near []nearSearch
 	for i, l := range t.learned {
 		dot := 0.0
 		for _, term := range terms {
@@ -47,9 +54,11 @@ func exhaustiveVotes(t *tenant, terms []string, opt Options, now int64) []index.
 		if sim < opt.MinSupport {
 			continue
 		}
-		per[userCap{l.user, l.id}] += sim * decay(time.Duration(now-l.at), opt.HalfLife)
+		w := sim * decay(time.Duration(now-l.at), opt.HalfLife)
+		per[userCap{l.user, l.id}] += w
 		sessions[l.id]++
 		led[l.id] = led[l.id] || sim >= opt.MinSimilarity
+		near = append(near, nearSearch{sim, w, i, l.id})
 	}
 	miss := map[string]float64{}
 	for k, w := range per {
@@ -63,6 +72,37 @@ func exhaustiveVotes(t *tenant, terms []string, opt Options, now int64) []index.
 	for id, m := range miss {
 		if led[id] {
 			out = append(out, index.Vote{ID: id, Weight: 1 - m, Sessions: sessions[id]})
+		}
+	}
+	// consensus: the nearest ConsensusK searches at least ConsensusSim like the query; the
+	// first capability (nearest first) holding Consensus of their similarity, when no search
+	// leads it, gets its best decayed similarity × its share
+	sort.Slice(near, func(a, b int) bool {
+		if near[a].sim != near[b].sim {
+			return near[a].sim > near[b].sim
+		}
+		return near[a].i < near[b].i
+	})
+	k, total := 0, 0.0
+	for k < len(near) && k < opt.ConsensusK && near[k].sim >= opt.ConsensusSim {
+		total += near[k].sim
+		k++
+	}
+	for x := range k {
+		id := near[x].id
+		share, best, n := 0.0, 0.0, 0
+		for _, s := range near[:k] {
+			if s.id == id {
+				share += s.sim
+				best = max(best, s.w)
+				n++
+			}
+		}
+		if share /= total; share >= opt.Consensus {
+			if !led[id] {
+				out = append(out, index.Vote{ID: id, Weight: min(best*share, opt.UserCap), Sessions: n})
+			}
+			break
 		}
 	}
 	sortVotes(out)
@@ -92,10 +132,13 @@ func TestVotesPruningExact(t *testing.T) {
 	tn.refresh()
 	now := r.opt.Now().UnixNano()
 	pruned := 0
-	for _, sims := range [][2]float64{{0.05, 0.05}, {0.15, 0.15}, {0.3, 0.3}, {0.6, 0.6}, {0.3, 0.15}, {0.6, 0.1}} {
+	// lead, support, the consensus vote's least similarity and least share (the last at a
+	// lead no random search reaches and a share a third reaches, so that consensus decides)
+	for _, sims := range [][4]float64{{0.05, 0.05, 0.2, 0.5}, {0.15, 0.15, 0.2, 0.5}, {0.3, 0.3, 0.3, 0.5}, {0.6, 0.6, 0.6, 0.5},
+		{0.3, 0.15, 0.2, 0.5}, {0.6, 0.1, 0.1, 0.5}, {0.9, 0.05, 0.05, 0.34}} {
 		minSim := sims[1]
 		opt := r.opt
-		opt.MinSimilarity, opt.MinSupport = sims[0], sims[1]
+		opt.MinSimilarity, opt.MinSupport, opt.ConsensusSim, opt.Consensus = sims[0], sims[1], sims[2], sims[3]
 		for j := range 200 {
 			q := "find"
 			for range 1 + rng.IntN(5) {
@@ -182,8 +225,10 @@ func TestVotesWeighByCapabilities(t *testing.T) {
 }
 
 // TestVotesNeedALead: past searches each only weakly like the query (below MinSimilarity,
-// at or above MinSupport) give their capability no vote, however many users made them; one
-// search at least MinSimilarity like the query leads a vote, and the weak ones then add to it.
+// at or above MinSupport) give their capability no vote, however many users made them, when
+// the query's nearest searches (the notes boilerplate, six capabilities) do not agree on it
+// (TestVotesConsensus); one search at least MinSimilarity like the query leads a vote, and
+// the weak ones then add to it.
 func TestVotesNeedALead(t *testing.T) {
 	r := newRecorder(t, nopStore{}, Options{MinSimilarity: 0.3, MinSupport: 0.1})
 	for i := range 6 {

@@ -323,13 +323,14 @@ func (t *tenant) votes(terms []string, opt Options, now int64) []index.Vote {
 			continue
 		}
 		l := &t.learned[i]
-		pass = append(pass, passed{cap: l.cap, usr: l.usr, lead: sim >= opt.MinSimilarity,
+		pass = append(pass, passed{cap: l.cap, usr: l.usr, lead: sim >= opt.MinSimilarity, sim: sim, at: i,
 			w: sim * decay(time.Duration(now-l.at), opt.HalfLife)})
 	}
 	acc.pass = pass
 	if len(pass) == 0 {
 		return nil
 	}
+	agreed := t.consensus(pass, opt)
 	slices.SortStableFunc(pass, func(a, b passed) int {
 		if c := cmp.Compare(a.cap, b.cap); c != 0 {
 			return c
@@ -351,8 +352,11 @@ func (t *tenant) votes(terms []string, opt Options, now int64) []index.Vote {
 			}
 			miss *= 1 - min(w, opt.UserCap)
 		}
-		if led {
+		switch {
+		case led:
 			out = append(out, index.Vote{ID: t.capIDs[c], Weight: 1 - miss, Sessions: j - i})
+		case agreed.ok && agreed.cap == c:
+			out = append(out, index.Vote{ID: t.capIDs[c], Weight: min(agreed.w, opt.UserCap), Sessions: agreed.sessions})
 		}
 		i = j
 	}
@@ -360,11 +364,65 @@ func (t *tenant) votes(terms []string, opt Options, now int64) []index.Vote {
 	return out
 }
 
+// agreement is the capability the query's nearest past searches agree on (consensus).
+type agreement struct {
+	ok       bool
+	cap      int32
+	w        float64 // its best search's decayed similarity × its share
+	sessions int
+}
+
+// consensus finds, among the opt.ConsensusK searches of pass most like the query (at least
+// opt.ConsensusSim like it; ties by learned order), the capability whose searches hold at
+// least opt.Consensus of their similarity.
+func (t *tenant) consensus(pass []passed, opt Options) agreement {
+	// the nearest, by selection into near (most like first): K is small, pass may be long
+	var buf [8]*passed
+	near := buf[:0]
+	if opt.ConsensusK > len(buf) {
+		near = make([]*passed, 0, opt.ConsensusK)
+	}
+	nearer := func(a, b *passed) bool { return a.sim > b.sim || a.sim == b.sim && a.at < b.at }
+	for x := range pass {
+		p := &pass[x]
+		if p.sim < opt.ConsensusSim || len(near) == opt.ConsensusK && !nearer(p, near[len(near)-1]) {
+			continue
+		}
+		if len(near) < opt.ConsensusK {
+			near = append(near, nil)
+		}
+		k := len(near) - 1
+		for ; k > 0 && nearer(p, near[k-1]); k-- {
+			near[k] = near[k-1]
+		}
+		near[k] = p
+	}
+	total := 0.0
+	for _, p := range near {
+		total += p.sim
+	}
+	for _, p := range near {
+		share, best, n := 0.0, 0.0, 0
+		for _, o := range near {
+			if o.cap == p.cap {
+				share += o.sim
+				best = max(best, o.w)
+				n++
+			}
+		}
+		if share /= total; share >= opt.Consensus {
+			return agreement{ok: true, cap: p.cap, w: best * share, sessions: n}
+		}
+	}
+	return agreement{}
+}
+
 // passed is a learned search at or above the least support: its capability, its user,
 // its decayed similarity and whether it reaches the least similarity (leads a vote).
 type passed struct {
 	cap, usr int32
-	w        float64
+	at       int32   // the search's index in tenant.learned
+	sim, w   float64 // its similarity, and that decayed with its age
 	lead     bool
 }
 
