@@ -25,6 +25,9 @@ const (
 //   - ids written in the query (s.IDs) that no candidate is an exact hit for: those
 //     capabilities are not visible to the caller, and their neighbours are not what was
 //     asked for: no_confident_match;
+//   - the lexical retriever's best hit a pack in which nothing is visible to the caller
+//     (s.EmptyAreaFirst), outside a browse: no_confident_match — what the request names
+//     cannot serve this caller, and a neighbour from another area is not what it asked;
 //   - the top score below t.Floor: no_confident_match, reason no_match;
 //   - no usable candidate among those above the floor: no_confident_match with reason
 //     incompatible (when the top one is incompatible) or unavailable (a candidate only
@@ -81,7 +84,7 @@ func resolve(cands []Candidate, s Signals, t Thresholds, conf *float64) (res reg
 	if top.ExactHit() && Usable(top.Availability) {
 		return registry.Confident, "", nil
 	}
-	if idsMissed(cands, s) {
+	if idsMissed(cands, s) || s.EmptyAreaFirst && !s.Browse {
 		return registry.NoConfidentMatch, noMatch, nil
 	}
 	floor := t.Floor
