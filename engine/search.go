@@ -498,6 +498,7 @@ func (sc *searchCtx) rank(g *actors.Gathered) *registry.SearchResponse {
 	sig := sc.signals
 	sig.PolicyHidden = sc.policyHidden()
 	sig.Serves = sc.packServes
+	sig.EmptyAreaFirst = sc.emptyAreaFirst(g)
 	res, reason, missing, conf := rank.ResolveConfidence(cands, sig, th)
 	if reason == rank.ReasonPolicyHidden && sc.namedIncompatible() {
 		reason = rank.ReasonIncompatible // named, discoverable, but made for another os

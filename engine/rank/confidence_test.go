@@ -428,3 +428,76 @@ func TestResolveVagueGoalAsks(t *testing.T) {
 		}
 	}
 }
+
+// TestResolvePackServesAsks: a pack at the top that declares an intent of the request and
+// holds a usable child that does it is answered with a question even where the model finds
+// no match (the request is about this area); without the intent, or when nothing usable
+// inside serves it, the model's no_confident_match stands.
+func TestResolvePackServesAsks(t *testing.T) {
+	pack := &registry.Capability{ID: "ops", ResourceType: registry.TypePack, Title: "Ops", Intents: []string{"diagnose", "update"}}
+	diag := &registry.Capability{ID: "ops.diagnose", ResourceType: registry.TypeAction, Title: "Diagnose", Intents: []string{"diagnose"}}
+	m := &Model{Features: FeatureNames[:], Mean: make([]float64, NumFeatures), Scale: make([]float64, NumFeatures),
+		Correct: make([]float64, NumFeatures+1), Found: make([]float64, NumFeatures+1), ConfidentAt: 0.8, NoMatchBelow: 0.3}
+	for i := range m.Scale {
+		m.Scale[i] = 1
+	}
+	m.Correct[0], m.Found[0] = -3, -3 // sure there is no match
+	ev := []Source{{Retriever: Lexical, Rank: 1, Raw: 5}}
+	for _, tt := range []struct {
+		name    string
+		intents []string
+		child   registry.Availability // "" = not among the candidates
+		want    registry.Resolution
+	}{
+		{"a usable child diagnoses", []string{"diagnose"}, registry.Available, registry.Ambiguous},
+		{"the diagnosing child forbidden", []string{"diagnose"}, registry.Forbidden, registry.NoConfidentMatch},
+		{"the pack declares an intent its listed children do not", []string{"update"}, registry.Available, registry.NoConfidentMatch},
+		{"an intent the pack does not declare", []string{"delete"}, registry.Available, registry.NoConfidentMatch},
+		{"no intent", nil, registry.Available, registry.NoConfidentMatch},
+	} {
+		cs := []Candidate{{Cap: pack, Score: 0.03, Coverage: 0.3, Evidence: ev}}
+		if tt.child != "" {
+			cs = append(cs, Candidate{Cap: diag, Score: 0.02, Coverage: 0.3, Availability: tt.child, Evidence: ev})
+		}
+		if res, _, _ := Resolve(cs, Signals{Intents: tt.intents}, Thresholds{Model: m}); res != tt.want {
+			t.Errorf("%s: %s, want %s", tt.name, res, tt.want)
+		}
+	}
+}
+
+// TestResolveEmptyAreaFirst: when the lexical retriever's best hit was a pack in which
+// nothing is visible to the caller (Signals.EmptyAreaFirst), the answer is
+// no_confident_match whatever the model or the thresholds say of the neighbours; a browse
+// still lists, and an exact id still answers.
+func TestResolveEmptyAreaFirst(t *testing.T) {
+	a := &registry.Capability{ID: "fly.search", ResourceType: registry.TypeAction, Title: "Search flights"}
+	m := &Model{Features: FeatureNames[:], Mean: make([]float64, NumFeatures), Scale: make([]float64, NumFeatures),
+		Correct: make([]float64, NumFeatures+1), Found: make([]float64, NumFeatures+1), ConfidentAt: 0.8, NoMatchBelow: 0.3}
+	for i := range m.Scale {
+		m.Scale[i] = 1
+	}
+	m.Correct[0], m.Found[0] = 3, 3 // sure the top answer is right
+	ev := []Source{{Retriever: Lexical, Rank: 1, Raw: 5}}
+	for _, tt := range []struct {
+		name  string
+		s     Signals
+		exact bool
+		want  registry.Resolution
+	}{
+		{"an empty area first", Signals{EmptyAreaFirst: true}, false, registry.NoConfidentMatch},
+		{"no empty area", Signals{}, false, registry.Confident},
+		{"a browse", Signals{EmptyAreaFirst: true, Browse: true}, false, registry.Ambiguous},
+		{"an exact id", Signals{EmptyAreaFirst: true}, true, registry.Confident},
+	} {
+		evs := ev
+		if tt.exact {
+			evs = []Source{{Retriever: Exact, Rank: 1, Raw: 1}}
+		}
+		cs := []Candidate{{Cap: a, Score: 0.05, Coverage: 0.8, Evidence: evs}}
+		for _, th := range []Thresholds{{Model: m}, {Confident: 0.01}} {
+			if res, _, _ := Resolve(cs, tt.s, th); res != tt.want {
+				t.Errorf("%s (model %v): %s, want %s", tt.name, th.Model != nil, res, tt.want)
+			}
+		}
+	}
+}

@@ -55,6 +55,12 @@ type Signals struct {
 	// serving child that no retriever returned is not taken for a hidden one; without it the
 	// rule looks only at the candidates.
 	Serves func(pack string, intents []string) bool
+	// EmptyAreaFirst: the lexical retriever's first hit is a pack the caller may discover
+	// in which nothing is visible to it (everything inside offline or hidden), which the
+	// engine leaves out of the candidates. The request names an area that cannot serve this
+	// caller ("rent a car at the airport" while the one car action is offline): Resolve
+	// answers no_confident_match rather than a neighbour from another area.
+	EmptyAreaFirst bool
 }
 
 // RerankOptions holds the rerank constants. They are on the scale of the fused score: with

@@ -25,6 +25,9 @@ const (
 //   - ids written in the query (s.IDs) that no candidate is an exact hit for: those
 //     capabilities are not visible to the caller, and their neighbours are not what was
 //     asked for: no_confident_match;
+//   - the lexical retriever's best hit a pack in which nothing is visible to the caller
+//     (s.EmptyAreaFirst), outside a browse: no_confident_match — what the request names
+//     cannot serve this caller, and a neighbour from another area is not what it asked;
 //   - the top score below t.Floor: no_confident_match, reason no_match;
 //   - no usable candidate among those above the floor: no_confident_match with reason
 //     incompatible (when the top one is incompatible) or unavailable (a candidate only
@@ -37,7 +40,9 @@ const (
 //     a browse: ambiguous — the user is choosing among capabilities; with a model, a vague
 //     request without scope (s.Vague) whose best candidate speaks to some of its words
 //     (Coverage above 0) is ambiguous too, before the model's no-match (seed 000 §17: a
-//     vague goal is answered by asking, not refused);
+//     vague goal is answered by asking, not refused), and so is one whose best candidate
+//     is a pack that declares an intent of the request and holds a usable child that
+//     does it (packServing: the request is about this area; which child is the question);
 //     b a pack that declares an intent of the request while nothing usable inside it
 //     declares one (s.Serves, else the candidates: packCannotServe): no_confident_match
 //     (what would serve it is hidden from or unusable by the caller);
@@ -79,7 +84,7 @@ func resolve(cands []Candidate, s Signals, t Thresholds, conf *float64) (res reg
 	if top.ExactHit() && Usable(top.Availability) {
 		return registry.Confident, "", nil
 	}
-	if idsMissed(cands, s) {
+	if idsMissed(cands, s) || s.EmptyAreaFirst && !s.Browse {
 		return registry.NoConfidentMatch, noMatch, nil
 	}
 	floor := t.Floor
@@ -123,14 +128,15 @@ func resolve(cands []Candidate, s Signals, t Thresholds, conf *float64) (res reg
 		if conf != nil && ok {
 			*conf = pc
 		}
+		serves, cannot := packServing(cands, best, s)
 		switch {
-		case s.Browse || s.Vague && s.Scope == "" && f[fCoverage] > 0:
+		case s.Browse || s.Vague && s.Scope == "" && f[fCoverage] > 0 || serves:
 			return registry.Ambiguous, "", missingInfo(cands, b, t, s)
 		case d == registry.NoConfidentMatch:
 			// the Found probability is low, or the best candidate speaks to none of the
 			// request's words (docs/calibration.md, "No words met")
 			return registry.NoConfidentMatch, noMatch, nil
-		case best.Cap.ResourceType == registry.TypePack && packCannotServe(cands, best, s):
+		case cannot:
 			return registry.NoConfidentMatch, noMatch, nil
 		case best.Cap.ResourceType == registry.TypePack || s.Vague && s.Scope == "":
 			return registry.Ambiguous, "", missingInfo(cands, b, t, s)
@@ -176,6 +182,21 @@ func packCannotServe(cands []Candidate, p *Candidate, s Signals) bool {
 		}
 	}
 	return true
+}
+
+// packServing tells, for a best candidate p that is a pack declaring what the request asks
+// (one of s.Intents), whether something usable inside it does too (serves) or nothing does
+// (cannot: packCannotServe); both are false for anything else. A pack that serves is asked
+// about even where the model finds no match: the request is about this area, which can
+// serve it, and what is missing is which of its children ("something is off with my dev
+// environment, can you sort it out": the maintenance pack, which diagnoses).
+func packServing(cands []Candidate, p *Candidate, s Signals) (serves, cannot bool) {
+	if p.Cap.ResourceType != registry.TypePack || len(s.Intents) == 0 ||
+		!slices.ContainsFunc(p.Cap.Intents, func(v string) bool { return slices.Contains(s.Intents, v) }) {
+		return false, false
+	}
+	cannot = packCannotServe(cands, p, s)
+	return !cannot, cannot
 }
 
 // idsMissed reports whether the query wrote ids (outside a browse) and no candidate is an
