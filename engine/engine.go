@@ -421,7 +421,7 @@ func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore boo
 		reuse = prev.gen
 		wg.Go(func() { terms = prev.terms.Next(snap.Caps, query.FieldTerms) })
 	} else {
-		wg.Go(func() { terms = rank.NewTermCache(snap.Caps, query.FieldTerms) })
+		wg.Go(func() { terms = rank.NewTermChain(snap.Caps, query.FieldTerms) })
 	}
 	if p := e.progress; p != nil {
 		p.watch.Store(&buildProgress{total: len(snap.Caps), fn: e.opts.EmbedProgress})
