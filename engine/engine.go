@@ -401,6 +401,11 @@ func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore boo
 	)
 	var reuse *index.Generation
 	var packs map[uint32][2]uint32
+	var persisted []byte
+	if prev == nil {
+		persisted = e.persisted(gen)
+	}
+	termsLoaded := false
 	sameDocs := prev != nil && sameIDs(prev.gen.Snapshot(), snap)
 	if sameDocs { // the same ids at the same docIDs: the same pack ranges
 		packs = prev.packs
@@ -421,15 +426,11 @@ func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore boo
 		reuse = prev.gen
 		wg.Go(func() { terms = prev.terms.Next(snap.Caps, query.FieldTerms) })
 	} else {
-		wg.Go(func() { terms = rank.NewTermCache(snap.Caps, query.FieldTerms) })
+		wg.Go(func() { terms, termsLoaded = e.openTerms(snap, persisted) })
 	}
 	if p := e.progress; p != nil {
 		p.watch.Store(&buildProgress{total: len(snap.Caps), fn: e.opts.EmbedProgress})
 		defer p.watch.Store(nil)
-	}
-	var persisted []byte
-	if prev == nil {
-		persisted = e.persisted(gen)
 	}
 	g, err := index.Build(ctx, snap, index.Options{
 		Embedder:       e.embedder,
@@ -446,7 +447,10 @@ func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore boo
 	}
 	if prev == nil {
 		e.logPersisted(g, persisted != nil)
-		e.keepPersisted(g)
+		if !termsLoaded {
+			e.persistedGen.Store(0) // the state lacks the term cache: written again with it
+		}
+		e.keepPersisted(g, terms)
 	}
 	if restore && colSnap == nil {
 		var b bytes.Buffer
@@ -594,7 +598,7 @@ func (e *Engine) Close() error {
 		}
 		e.keepColumns()
 		if st := e.state.Load(); st != nil {
-			e.keepPersisted(st.gen)
+			e.keepPersisted(st.gen, st.terms)
 		}
 		err = e.store.Close()
 	})

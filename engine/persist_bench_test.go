@@ -7,18 +7,21 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/capdex/capdex/bench/cputime"
 	"github.com/capdex/capdex/index/testcat"
+	"github.com/capdex/capdex/registry"
 )
 
 var reopenProfile = flag.String("reopenprofile", "", "BenchmarkReopen writes a CPU profile of its reopens (only) to this file")
 
 // BenchmarkReopen measures reopening a Badger store holding testcat.GenerateCatalog(n, 1)
 // (seeded and closed once, outside the measure): the CPU and wall time of Open until the
-// engine answers, and the live heap the reopened engine holds per capability. 100k with
+// engine answers, the live heap the reopened engine holds per capability, and the first
+// Put after the reopen until a search finds it (put-after-reopen). 100k with
 // -registry100k; -reopenprofile writes a CPU profile of the reopens alone.
 //
 //	go test -run '^$' -bench Reopen -benchtime=3x ./engine/ [-args -registry100k]
@@ -45,7 +48,9 @@ func BenchmarkReopen(b *testing.B) {
 				}
 				defer prof.Close()
 			}
-			var wall, cpu time.Duration
+			var wall, cpu, putWall, putCPU time.Duration
+			putN := 0
+			rc := registry.RuntimeContext{Tenant: "default", User: "bench", Scopes: []string{"*", "admin"}}
 			var heap float64
 			for b.Loop() {
 				before := liveHeap()
@@ -65,6 +70,24 @@ func BenchmarkReopen(b *testing.B) {
 					prof = nil
 				}
 				heap += float64(int64(liveHeap())-int64(before)) / float64(n)
+				// the first change after the reopen, until a search finds it
+				d := e.Snapshot().Caps[n/2].Clone()
+				d.Version++
+				word := fmt.Sprintf("zqreopen%dwug", putN)
+				putN++
+				d.Summary += " " + word
+				t, c = time.Now(), cputime.Process()
+				if err := e.Put(ctx, d, "bench"); err != nil {
+					b.Fatal(err)
+				}
+				resp, err := e.Search(ctx, registry.SearchRequest{Query: word, Limit: 5}, rc)
+				if err != nil {
+					b.Fatal(err)
+				}
+				putWall, putCPU = putWall+time.Since(t), putCPU+cputime.Process()-c
+				if !slices.ContainsFunc(resp.Matches, func(r registry.Match) bool { return r.ResourceID == d.ID }) {
+					b.Fatalf("the Put after the reopen of %s is not found", d.ID)
+				}
 				runtime.KeepAlive(e)
 				if err := e.Close(); err != nil {
 					b.Fatal(err)
@@ -74,6 +97,8 @@ func BenchmarkReopen(b *testing.B) {
 			b.ReportMetric(cpu.Seconds()/k, "reopen-cpu-s")
 			b.ReportMetric(wall.Seconds()/k, "reopen-s")
 			b.ReportMetric(heap/k, "heap-B/cap")
+			b.ReportMetric(float64(putCPU.Microseconds())/1e3/k, "put-after-reopen-cpu-ms")
+			b.ReportMetric(float64(putWall.Microseconds())/1e3/k, "put-after-reopen-ms")
 		})
 	}
 }

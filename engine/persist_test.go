@@ -38,8 +38,9 @@ func (l *logBuffer) String() string {
 // keeps is that of a patched lexical index), reopens it and checks that the engine loaded
 // the persisted index state and answers a set of queries for two callers exactly as an
 // engine that built everything (ranks, ids, scores, availability, the whole explanation).
-// Then it damages the stored state in each way Open must notice (a flipped byte, another
-// generation named, another format version) and checks that Open says so in its log,
+// The term cache is loaded too (a section of the state). Then it damages the stored state
+// in each way Open must notice (a flipped byte in the term cache's section and in the
+// index's, another generation named, another format version) and checks that Open says so in its log,
 // rebuilds, answers the same, and stores state the next Open loads.
 func TestReopenFromPersistedState(t *testing.T) {
 	ctx := context.Background()
@@ -83,7 +84,7 @@ func TestReopenFromPersistedState(t *testing.T) {
 		queries = append(queries, c.Title, c.Summary, c.ID, registry.ToolName(c.ID))
 	}
 	compared := 0
-	reopen := func(name, wantLog string, wantLoaded bool) {
+	reopen := func(name, wantLog string, wantLoaded bool, alsoLog ...string) {
 		t.Helper()
 		var log logBuffer
 		o := opts
@@ -96,8 +97,10 @@ func TestReopenFromPersistedState(t *testing.T) {
 		if e.Generation() != gen {
 			t.Fatalf("%s: generation %d, want %d", name, e.Generation(), gen)
 		}
-		if !strings.Contains(log.String(), wantLog) {
-			t.Fatalf("%s: the log does not say %q:\n%s", name, wantLog, log.String())
+		for _, w := range append([]string{wantLog}, alsoLog...) {
+			if !strings.Contains(log.String(), w) {
+				t.Fatalf("%s: the log does not say %q:\n%s", name, w, log.String())
+			}
 		}
 		st := e.state.Load()
 		loaded := st.gen.Stats().Persist.Loaded
@@ -123,8 +126,8 @@ func TestReopenFromPersistedState(t *testing.T) {
 		compared += len(got)
 		e.persistedGen.Store(0) // the full build deleted nothing but the name: Close writes it again
 	}
-	reopen("intact", "persisted index state loaded", true)
-	reopen("again", "persisted index state loaded", true)
+	reopen("intact", "persisted index state loaded", true, "rank: persisted term cache loaded")
+	reopen("again", "persisted index state loaded", true, "rank: persisted term cache loaded")
 
 	damage := func(fn func(e *Engine)) {
 		t.Helper()
@@ -151,7 +154,11 @@ func TestReopenFromPersistedState(t *testing.T) {
 			}
 		}
 	}
-	damage(flip(func(n int) int { return n - 10 }))
+	damage(flip(func(n int) int { return n - 10 })) // in the last section, the term cache's
+	reopen("a flipped byte in the term cache", "rank: persisted term cache not used, building", true,
+		"index: persisted index state loaded", "reason=\"index: persisted state checksum mismatch: section rank.terms")
+	reopen("rewritten after the term cache's flip", "persisted index state loaded", true, "rank: persisted term cache loaded")
+	damage(flip(func(n int) int { return n / 3 })) // in the index's sections
 	reopen("a flipped byte", "reason=\"index: persisted state checksum mismatch", true)
 	reopen("rewritten after the flip", "persisted index state loaded", true)
 	damage(flip(func(int) int { return 8 })) // the format version
@@ -223,9 +230,9 @@ func TestPersistedStateFollowsChanges(t *testing.T) {
 // TestReopenThenChangesSameAsRebuild reopens a store whose persisted state holds the
 // semantic index (of a generation whose indexes were patched), then applies registry
 // changes and compares the rankings after each with those of a full rebuild. A reopened
-// generation keeps no per-document analysis (no build from scratch does), so the first
-// change after the reopen assembles the lexical and semantic indexes and the next ones
-// patch them.
+// generation keeps no per-document analysis (no build from scratch does), but every change
+// after the reopen, the first included, patches the lexical and semantic indexes and the
+// term cache (deriving the analysis it needs: index/reuse_derived.go, rank.NewTermChain).
 func TestReopenThenChangesSameAsRebuild(t *testing.T) {
 	ctx := context.Background()
 	deadlines := map[string]time.Duration{}
@@ -268,8 +275,9 @@ func TestReopenThenChangesSameAsRebuild(t *testing.T) {
 	for i, k := range []int{5, 200, 431, 77} {
 		put(e, k, 2+i)
 		st := e.state.Load()
-		if p := st.gen.Stats().SemanticPatched; p != (i > 0) {
-			t.Fatalf("change %d after the reopen: semantic index patched %v", i, p)
+		if bs := st.gen.Stats(); !bs.SemanticPatched || !bs.LexicalPatched || !st.terms.Patched() {
+			t.Fatalf("change %d after the reopen: semantic index patched %v, lexical %v, term cache %v",
+				i, bs.SemanticPatched, bs.LexicalPatched, st.terms.Patched())
 		}
 		queries := []string{fmt.Sprintf("zqreopen%d quarterly ledger", 2+i), "quarterly ledger", "send a notification to the team"}
 		for _, d := range []int{k, 3, 300} {

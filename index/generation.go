@@ -49,8 +49,9 @@ type Options struct {
 	// sparse semantic vectors) Build takes for every capability the two snapshots share
 	// (the same *registry.Capability at the same id) instead of analysing it again: the
 	// result is the one a build without Reuse gives. A generation built with Reuse keeps its
-	// own analysis for the next one (the first build of a chain analyses everything once);
-	// one built without it keeps none. The new generation does not refer to Reuse.
+	// own analysis for the next one; one built without it keeps none, and a build that
+	// reuses it analyses again the documents it needs (reuse_derived.go). The new
+	// generation does not refer to Reuse.
 	Reuse *Generation
 	// Persisted holds bytes written by (*Generation).Persist of an earlier build. When they
 	// were written for the snapshot's registry generation and capabilities by this build of
@@ -83,8 +84,9 @@ type Generation struct {
 
 	stats BuildStats
 
-	// an is the per-document analysis kept for the next build (Options.Reuse); nil when
-	// the generation was built without Reuse. prev and prevDoc are Options.Reuse and
+	// an is the per-document analysis kept for the next build (Options.Reuse); it keeps
+	// no document's when the generation was built without Reuse (keepDerivedAnalysis), and
+	// may miss some documents' in a generation patched from such a one. prev and prevDoc are Options.Reuse and
 	// reuseOf during Build only.
 	an      *analysis
 	prev    *analysis
@@ -188,6 +190,9 @@ func Build(ctx context.Context, snap *registry.Snapshot, opts Options) (*Generat
 			return nil, err
 		}
 		*s.d = time.Since(t)
+	}
+	if opts.Reuse == nil {
+		g.keepDerivedAnalysis() // see reuse_derived.go
 	}
 	g.stats.Total = time.Since(start)
 	g.log.Debug("index: generation built", "generation", snap.Generation, "docs", g.n,

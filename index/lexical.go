@@ -320,7 +320,7 @@ func (g *Generation) buildLexical(ctx context.Context) error {
 	for start := 0; start < g.n; start += lexChunk {
 		end := min(start+lexChunk, g.n)
 		err := parallelFor(ctx, start, end, func(d int) {
-			if pd := g.reused(d); reuse && pd >= 0 {
+			if pd := g.reused(d); reuse && pd >= 0 && g.prev.lexKept(pd) {
 				*doc(d) = g.prev.lex[pd]
 			} else if ld := doc(d); g.an != nil {
 				ld.analyze(g.snap.Caps[d])

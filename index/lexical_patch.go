@@ -58,7 +58,9 @@ func (g *Generation) patchLexical(ctx context.Context) error {
 	var changed []int
 	for d := range g.n {
 		if pd := g.reused(d); pd >= 0 {
-			g.an.lex[d] = g.prev.lex[pd]
+			if g.prev.lexKept(pd) {
+				g.an.lex[d] = g.prev.lex[pd]
+			} // else not kept here either: a later patch derives it (reuse_derived.go)
 		} else {
 			changed = append(changed, d)
 		}
@@ -96,17 +98,17 @@ func (g *Generation) patchLexical(ctx context.Context) error {
 	for _, d := range changed {
 		isChanged[uint32(d)] = true
 		// the old version: its terms lose the document, its lengths leave the sums
-		old := &g.prev.lex[d]
-		for _, v := range old.vterms {
-			id, ok := x.dict[voc.Term(v)]
+		oldTerms, oldLen := g.oldLex(d, g.shared.snap.Caps[d])
+		for _, t := range oldTerms {
+			id, ok := x.dict[t]
 			if !ok {
-				id, ok = x.more[voc.Term(v)]
+				id, ok = x.more[t]
 			}
 			if ok {
 				touched[id] = true
 			}
 		}
-		x.norms.remove(old.flen)
+		x.norms.remove(oldLen)
 		// the new version
 		ld := &g.an.lex[d]
 		ld.vterms = make([]uint32, len(ld.terms))

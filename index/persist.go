@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"hash/fnv"
 	"io"
+	"maps"
 	"math"
 	"runtime/debug"
 	"slices"
@@ -75,8 +76,20 @@ type PersistResult struct {
 // loads instead of building (Options.Persisted): the lexical and exact indexes and, with a
 // sparse embedder, the semantic index. The column view (see ColumnSnapshot), the tree, the
 // metadata index and dense vectors are not written: Build rebuilds them.
-func (g *Generation) Persist(w io.Writer) error {
+func (g *Generation) Persist(w io.Writer) error { return g.PersistWith(w, nil) }
+
+// PersistWith is Persist with sections of the caller's besides (by name, written in name
+// order after g's own; a name of g's is refused): structures derived from the same
+// snapshot that Build does not build, such as the engine's term cache. Build ignores
+// them; PersistedSections returns them.
+func (g *Generation) PersistWith(w io.Writer, extra map[string][]byte) error {
 	secs := g.persistSections()
+	for _, name := range slices.Sorted(maps.Keys(extra)) {
+		if slices.ContainsFunc(secs, func(s persistSection) bool { return s.name == name }) {
+			return fmt.Errorf("index: section %s is the index's", name)
+		}
+		secs = append(secs, persistSection{name, extra[name]})
+	}
 	hdr := slices.Clone(persistMagic[:])
 	hdr = binary.AppendUvarint(hdr, persistFormat)
 	hdr = binary.AppendUvarint(hdr, g.snap.Generation)
@@ -167,7 +180,7 @@ func (g *Generation) openPersisted(b []byte) (map[string][]byte, error) {
 			return nil, fmt.Errorf("%w: section %s: %w", ErrPersistCorrupt, e.name, d.err)
 		}
 		if crc32c(body) != e.sum {
-			errs = append(errs, fmt.Errorf("%w: section %s", ErrPersistChecksum, e.name))
+			errs = append(errs, sectionErr{e.name, fmt.Errorf("%w: section %s", ErrPersistChecksum, e.name)})
 			continue
 		}
 		out[e.name] = body
@@ -178,6 +191,15 @@ func (g *Generation) openPersisted(b []byte) (map[string][]byte, error) {
 	return out, errors.Join(errs...)
 }
 
+// PersistedSections checks persisted state b (PersistWith) as Build does, against snap and
+// this build of capdex, and returns the bodies of its sections whose checksums match, by
+// name (the index's and the caller's), with why the state or a section is not usable
+// (wrapping ErrPersistCorrupt, ErrPersistChecksum, ErrPersistFormat or ErrPersistStale).
+func PersistedSections(b []byte, snap *registry.Snapshot) (map[string][]byte, error) {
+	g := &Generation{snap: snap, n: len(snap.Caps)}
+	return g.openPersisted(b)
+}
+
 // loadPersisted loads into g the sections of b it can (Options.Persisted) and records
 // which in g.stats.Persist; every structure not loaded is left for Build to build.
 func (g *Generation) loadPersisted(b []byte) {
@@ -186,7 +208,7 @@ func (g *Generation) loadPersisted(b []byte) {
 		return
 	}
 	secs, err := g.openPersisted(b)
-	errs := []error{err}
+	errs := []error{ownSections(err, secLexical, secExact, secSemantic)}
 	for _, s := range []struct {
 		name string
 		load func([]byte) error
@@ -212,6 +234,31 @@ func (g *Generation) loadPersisted(b []byte) {
 		p.Loaded = append(p.Loaded, s.name)
 	}
 	p.Err = errors.Join(errs...)
+}
+
+// sectionErr is why the section name of persisted state is not usable.
+type sectionErr struct {
+	name string
+	err  error
+}
+
+func (e sectionErr) Error() string { return e.err.Error() }
+func (e sectionErr) Unwrap() error { return e.err }
+
+// ownSections returns err (of openPersisted) without the errors of sections other than
+// names: a section of the caller's (PersistWith) that fails is the caller's to report.
+func ownSections(err error, names ...string) error {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return err
+	}
+	var keep []error
+	for _, e := range j.Unwrap() {
+		if se, ok := e.(sectionErr); !ok || slices.Contains(names, se.name) {
+			keep = append(keep, e)
+		}
+	}
+	return errors.Join(keep...)
 }
 
 // isSparse reports whether e is a sparse embedder (whose index the semantic section holds).

@@ -33,7 +33,7 @@ var semRenumberEveryPatch = false
 // embedder, features numbered through the rank table (no map), and common lists chosen by
 // document frequency alone (fewer than maxCommonLists).
 func (g *Generation) canPatchSparse() bool {
-	if g.an == nil || g.shared == nil || g.prev == nil || g.prevDoc == nil || len(g.prev.sparse) != g.n {
+	if g.an == nil || g.shared == nil || g.prev == nil || g.prevDoc == nil || (g.prev.sparse != nil && len(g.prev.sparse) != g.n) {
 		return false
 	}
 	px := &g.shared.sem
@@ -68,26 +68,37 @@ type semGroup struct {
 func (g *Generation) patchSparse(ctx context.Context) (bool, error) {
 	px := &g.shared.sem
 	n := g.n
-	old := g.prev.sparse
 	vecs := make([]embed.SparseVector, n)
 	var changed []int
 	for d := range n {
 		if pd := g.reused(d); pd >= 0 {
-			vecs[d] = old[pd]
+			if g.prev.sparse != nil {
+				vecs[d] = g.prev.sparse[pd] // missing when not kept (reuse_derived.go)
+			}
 		} else {
 			changed = append(changed, d)
 		}
 	}
+	// the changed documents' vectors now, and before (kept, or embedded again from the
+	// previous generation's capability)
+	old := make([]embed.SparseVector, len(changed))
 	if err := parallelFor(ctx, 0, len(changed), func(i int) {
-		vecs[changed[i]] = g.sem.sparse.EmbedSparse(embedText(g.snap.Caps[changed[i]]))
+		d := changed[i]
+		vecs[d] = g.sem.sparse.EmbedSparse(embedText(g.snap.Caps[d]))
+		if g.prev.sparse != nil && g.prev.sparse[d].Idx != nil {
+			old[i] = g.prev.sparse[d]
+		} else {
+			old[i] = g.sem.sparse.EmbedSparse(embedText(g.shared.snap.Caps[d]))
+		}
 	}); err != nil {
 		return false, err
 	}
+	dv := &derivedVectors{vecs: vecs, caps: g.snap.Caps, emb: g.sem.sparse}
 	isChanged := make([]bool, n)
 	var raws []uint32
-	for _, d := range changed {
+	for i, d := range changed {
 		isChanged[d] = true
-		raws = append(raws, old[d].Idx...)
+		raws = append(raws, old[i].Idx...)
 		raws = append(raws, vecs[d].Idx...)
 	}
 	slices.Sort(raws)
@@ -98,9 +109,13 @@ func (g *Generation) patchSparse(ctx context.Context) (bool, error) {
 
 	ts := make([]semTouched, len(raws))
 	for i, f := range raws {
-		ts[i] = px.touch(f, changed, isChanged, old, vecs)
+		t, err := px.touch(ctx, f, changed, isChanged, old, dv)
+		if err != nil {
+			return false, err
+		}
+		ts[i] = t
 	}
-	groups, members := px.regroup(ts, vecs, isChanged)
+	groups, members := px.regroup(ts, dv, isChanged)
 
 	x := semIndex{sparse: g.sem.sparse, params: g.sem.params, commonDF: px.commonDF, ncommon: px.ncommon}
 	x.ftab = slices.Clone(px.ftab)
@@ -221,10 +236,18 @@ func (g *Generation) patchSparse(ctx context.Context) (bool, error) {
 	if x.ncommon <= maxCommonLists {
 		x.fwdOff = make([]uint32, n+1)
 		x.fwd = make([]uint16, 0, len(px.fwd)+len(px.fwd)/32)
-		var recs []uint32
+		var recs, redo []uint32
 		for d := range n {
 			if rewrite[d] {
-				recs = x.commonRecords(recs[:0], vecs[d])
+				redo = append(redo, uint32(d)<<8)
+			}
+		}
+		if err := dv.fill(ctx, redo, func(int) bool { return true }); err != nil {
+			return false, err
+		}
+		for d := range n {
+			if rewrite[d] {
+				recs = x.commonRecords(recs[:0], dv.at(d))
 				x.fwd = appendForward(x.fwd, recs)
 			} else {
 				x.fwd = append(x.fwd, px.fwd[px.fwdOff[d]:px.fwdOff[d+1]]...)
@@ -245,9 +268,9 @@ func (g *Generation) patchSparse(ctx context.Context) (bool, error) {
 }
 
 // touch derives feature f's postings and largest value now from the previous index (x),
-// the changed documents' vectors before (old) and now (vecs), and, when its largest value
-// moved, the vectors of the other documents that hold it.
-func (x *semIndex) touch(f uint32, changed []int, isChanged []bool, old, vecs []embed.SparseVector) semTouched {
+// the changed documents' vectors before (old, in the order of changed) and now (vecs),
+// and, when its largest value moved, the vectors of the other documents that hold it.
+func (x *semIndex) touch(ctx context.Context, f uint32, changed []int, isChanged []bool, old []embed.SparseVector, vecs *derivedVectors) (semTouched, error) {
 	t := semTouched{raw: f, oldFid: -1}
 	var op []uint32
 	var oldMax float32
@@ -264,19 +287,23 @@ func (x *semIndex) touch(f uint32, changed []int, isChanged []bool, old, vecs []
 	var cur []docValue // the changed documents' values now, in docID order
 	held := false      // a changed document held the largest value
 	var newMax float32
-	for _, d := range changed {
-		if v, ok := valueOf(old[d], f); ok && absf(v) == oldMax {
+	for i, d := range changed {
+		if v, ok := valueOf(old[i], f); ok && absf(v) == oldMax {
 			held = true
 		}
-		if v, ok := valueOf(vecs[d], f); ok {
+		if v, ok := valueOf(vecs.vecs[d], f); ok {
 			cur = append(cur, docValue{d, v})
 			newMax = max(newMax, absf(v))
 		}
 	}
+	unchanged := func(d int) bool { return !isChanged[d] }
 	if held { // the largest of the unchanged documents' values
+		if err := vecs.fill(ctx, op, unchanged); err != nil {
+			return t, err
+		}
 		for _, p := range op {
 			if d := p >> 8; !isChanged[d] {
-				v, _ := valueOf(vecs[d], f)
+				v, _ := valueOf(vecs.at(int(d)), f)
 				newMax = max(newMax, absf(v))
 			}
 		}
@@ -306,7 +333,10 @@ func (x *semIndex) touch(f uint32, changed []int, isChanged []bool, old, vecs []
 			i = j
 		}
 		t.post = append(post, op[i:]...)
-		return t
+		return t, nil
+	}
+	if err := vecs.fill(ctx, op, unchanged); err != nil {
+		return t, err
 	}
 	k := 0
 	for _, p := range op {
@@ -315,7 +345,7 @@ func (x *semIndex) touch(f uint32, changed []int, isChanged []bool, old, vecs []
 			emit(cur[k].d, cur[k].v)
 		}
 		if !isChanged[d] {
-			v, _ := valueOf(vecs[d], f)
+			v, _ := valueOf(vecs.at(d), f)
 			emit(d, v)
 		}
 	}
@@ -323,7 +353,7 @@ func (x *semIndex) touch(f uint32, changed []int, isChanged []bool, old, vecs []
 		emit(cur[k].d, cur[k].v)
 	}
 	t.post = post
-	return t
+	return t, nil
 }
 
 // searchDoc returns the index of the first posting of post whose document is d or later.
@@ -351,7 +381,7 @@ func samplePostings(p []uint32) uint64 {
 // finds the groups whose postings are those of a previous list that keeps untouched
 // features (which they then join). It returns the groups and, by previous list, how many
 // untouched features it keeps.
-func (x *semIndex) regroup(ts []semTouched, vecs []embed.SparseVector, isChanged []bool) ([]semGroup, []int32) {
+func (x *semIndex) regroup(ts []semTouched, vecs *derivedVectors, isChanged []bool) ([]semGroup, []int32) {
 	members := make([]int32, len(x.lists))
 	for _, fe := range x.feats {
 		members[fe.list]++
@@ -391,7 +421,7 @@ func (x *semIndex) regroup(ts []semTouched, vecs []embed.SparseVector, isChanged
 			continue // no untouched list holds a changed document
 		}
 		// a list with these postings holds their first document, an unchanged one
-		for _, f := range vecs[gr.post[0]>>8].Idx {
+		for _, f := range vecs.at(int(gr.post[0] >> 8)).Idx {
 			id, ok := x.feature(f)
 			if !ok {
 				continue

@@ -106,7 +106,7 @@ func (g *Generation) buildSparse(ctx context.Context) error {
 		prev = nil
 	}
 	err := parallelFor(ctx, 0, g.n, func(d int) {
-		if pd := g.reused(d); prev != nil && pd >= 0 && prev.sparse != nil {
+		if pd := g.reused(d); prev != nil && pd >= 0 && prev.sparse != nil && prev.sparse[pd].Idx != nil {
 			vecs[d] = prev.sparse[pd]
 		} else {
 			vecs[d] = x.sparse.EmbedSparse(embedText(g.snap.Caps[d]))

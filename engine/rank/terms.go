@@ -328,11 +328,20 @@ func reuseOf(prev *TermCache, caps []*registry.Capability) []int32 {
 		for j < len(prev.docs) && prev.docs[j].cap.ID < c.ID {
 			j++
 		}
-		if j < len(prev.docs) && prev.docs[j].cap == c {
+		if j < len(prev.docs) && prev.docs[j].cap == c && prev.an[j] != nil {
 			out[d] = int32(j)
 		}
 	}
 	return out
+}
+
+// NewTermChain is NewTermCache for the first cache of a Next chain that keeps no analysis
+// (as Open makes it): its terms are numbered in a chain vocabulary as Next's are, so that
+// the first Next patches it, reading a changed capability's old terms from its record
+// (recordTerms), where a cache made by NewTermCache is assembled again. It answers as
+// NewTermCache's does.
+func NewTermChain(caps []*registry.Capability, analyze func(string) []string) *TermCache {
+	return assembleTermCache(caps, analyze, maphash.MakeSeed(), nil, true)
 }
 
 // newTermCache is NewTermCache with the hash seed given and, when prev is not nil, the
@@ -343,14 +352,24 @@ func newTermCache(caps []*registry.Capability, analyze func(string) []string, se
 			return p
 		}
 	}
+	return assembleTermCache(caps, analyze, seed, prev, prev != nil)
+}
+
+// assembleTermCache makes the cache of caps from every capability's analysis (prev's where
+// it keeps it). With chain, the terms are numbered in a chain vocabulary (prev's, unless
+// outgrown) and the chain's counts kept, so that Next can patch the result; the analysis
+// is kept only with prev (Next).
+func assembleTermCache(caps []*registry.Capability, analyze func(string) []string, seed maphash.Seed, prev *TermCache, chain bool) *TermCache {
 	prevDoc := reuseOf(prev, caps)
 	t := &TermCache{docs: make([]docTerms, len(caps)), seed: seed, folds: make(map[string][]uint32), byID: true}
 	var stamp []uint32 // in a kept cache: the last document (+1) that counted each term in refs
-	if prev != nil {
-		t.an = make([]*analysed, len(caps))
+	if chain {
 		t.chain = new(chainTerms)
-		t.voc = prev.voc
-		if t.voc == nil || prevDoc == nil || t.voc.Outgrown(prev.chain.live) {
+		if prev != nil {
+			t.an = make([]*analysed, len(caps))
+			t.voc = prev.voc
+		}
+		if t.voc == nil || prevDoc == nil || prev.chain == nil || t.voc.Outgrown(prev.chain.live) {
 			t.voc, prevDoc = text.NewVocab(), nil
 		}
 		t.voc.Lock()
@@ -444,7 +463,7 @@ func newTermCache(caps []*registry.Capability, analyze func(string) []string, se
 			c := caps[d]
 			*rec = docTerms{cap: c, off: uint32(len(t.nums)), alias: uint32(len(t.aliasKey)), attrs: attrsOf(c)}
 			p := 0
-			if t.an != nil {
+			if t.chain != nil {
 				if a.seq == nil { // analysed now, not reused
 					encode(t.voc, a)
 				}
@@ -475,7 +494,7 @@ func newTermCache(caps []*registry.Capability, analyze func(string) []string, se
 			}
 			t.appendHeads(rec, a.alias)
 			rec.text = uint32(len(t.nums))
-			if t.an != nil {
+			if t.chain != nil {
 				buf = numberSeq(a.seq[p:], buf[:0], d)
 			} else {
 				buf = number(a.text, buf[:0])

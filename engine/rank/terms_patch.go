@@ -48,6 +48,9 @@ func (p *TermCache) patch(caps []*registry.Capability, analyze func(string) []st
 		maxIDF: p.maxIDF, values: slices.Clip(p.values), folds: p.folds, byID: true,
 		an: slices.Clone(p.an), voc: p.voc,
 	}
+	if t.an == nil { // p keeps no analysis (NewTermChain): nor does t but the changed ones'
+		t.an = make([]*analysed, len(caps))
+	}
 	ch := &chainTerms{
 		df: slices.Clone(pc.df), refs: slices.Clone(pc.refs), live: pc.live,
 		more: pc.more, added: slices.Clip(pc.added), garbage: pc.garbage, patched: true,
@@ -60,8 +63,7 @@ func (p *TermCache) patch(caps []*registry.Capability, analyze func(string) []st
 	}
 	foldsCopied := false
 	var touched []uint32 // terms whose counts changed
-	count := func(seq []uint32, delta uint32) {
-		all, txt := seqTerms(seq)
+	count := func(all, txt []uint32, delta uint32) {
 		for _, v := range all {
 			for int(v) >= len(ch.refs) {
 				ch.refs, ch.df = append(ch.refs, 0), append(ch.df, 0)
@@ -79,8 +81,15 @@ func (p *TermCache) patch(caps []*registry.Capability, analyze func(string) []st
 		c := caps[d]
 		a := analyse(&sb, c, analyze)
 		encode(t.voc, &a)
-		count(p.an[d].seq, ^uint32(0))
-		count(a.seq, 1)
+		var oldAll, oldTxt []uint32
+		if p.an != nil && p.an[d] != nil {
+			oldAll, oldTxt = seqTerms(p.an[d].seq)
+		} else { // not kept (NewTermChain): the record holds the same terms
+			oldAll, oldTxt = p.recordTerms(d)
+		}
+		count(oldAll, oldTxt, ^uint32(0))
+		newAll, newTxt := seqTerms(a.seq)
+		count(newAll, newTxt, 1)
 		old := &p.docs[d]
 		ch.garbage += int(old.end - old.off)
 		rec := docTerms{cap: c, off: uint32(len(t.nums)), alias: uint32(len(t.aliasKey)), attrs: attrsOf(c)}
@@ -207,6 +216,25 @@ func seqTerms(seq []uint32) (all, txt []uint32) {
 	txt = slices.Clone(seq[p:])
 	slices.Sort(txt)
 	txt = slices.Compact(txt)
+	all = append(all, txt...)
+	slices.Sort(all)
+	return slices.Compact(all), txt
+}
+
+// recordTerms returns the sorted unique terms of record d of a chain's cache (whose numbers
+// are the terms' numbers in the chain's vocabulary): all of them and those of its
+// descriptive text, which are what seqTerms returns for the analysis the record was made
+// from (its entries hold their sorted unique terms, its text part the text's).
+func (p *TermCache) recordTerms(d int) (all, txt []uint32) {
+	r := &p.docs[d]
+	for _, part := range [][2]uint32{{r.off, r.notUse}, {r.notUse, r.refer}} {
+		for q := part[0]; q < part[1]; {
+			l := p.nums[q]
+			all = append(all, p.nums[q+1:q+1+l]...)
+			q += 1 + l
+		}
+	}
+	txt = slices.Clone(p.nums[r.text:r.end])
 	all = append(all, txt...)
 	slices.Sort(all)
 	return slices.Compact(all), txt
