@@ -31,8 +31,10 @@ func Intern(c *Capability) {
 	s(&c.Provenance.Source)
 	s(&c.Provenance.Format)
 	s(&c.Provenance.ReviewedAt)
-	s(&c.Behavior.LatencyClass)
-	s(&c.Behavior.CostClass)
+	if c.Behavior != nil {
+		s(&c.Behavior.LatencyClass)
+		s(&c.Behavior.CostClass)
+	}
 	s(&c.Compatibility.AgentRuntime)
 	s(&c.Health.Status)
 	for _, l := range [][]string{c.Tags, c.Entities, c.Intents, c.Symptoms, c.Scenarios, c.SupportedOS,
