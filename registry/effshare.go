@@ -14,8 +14,12 @@ type effShare map[*Effective][]*Effective
 // costs a few comparisons per child.
 const shareWays = 4
 
-// get returns an Effective equal to *e: a sibling's when one is, else e, remembered.
+// get returns an Effective equal to *e: a sibling's when one is, else e, remembered. A nil
+// m shares nothing (returns e).
 func (m effShare) get(parent, e *Effective) *Effective {
+	if m == nil {
+		return e
+	}
 	seen := m[parent]
 	for _, x := range seen {
 		if x.equal(e) {

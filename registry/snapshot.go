@@ -20,6 +20,12 @@ type Snapshot struct {
 // NewSnapshot sorts caps by id, checks ids are unique and fills each Capability.Eff from its
 // ancestor packs. The capabilities become part of the snapshot and must not be changed after.
 func NewSnapshot(gen uint64, caps []*Capability) (*Snapshot, error) {
+	return newSnapshot(gen, caps, effShare{})
+}
+
+// newSnapshot is NewSnapshot taking equal Effective values from share (nil: every
+// capability gets its own, the reference the sharing is tested against).
+func newSnapshot(gen uint64, caps []*Capability, share effShare) (*Snapshot, error) {
 	s := &Snapshot{Generation: gen, Caps: slices.Clone(caps), byID: make(map[string]int, len(caps))}
 	sort.Slice(s.Caps, func(i, j int) bool { return s.Caps[i].ID < s.Caps[j].ID })
 	for i, c := range s.Caps {
@@ -29,7 +35,6 @@ func NewSnapshot(gen uint64, caps []*Capability) (*Snapshot, error) {
 		s.byID[c.ID] = i
 	}
 	// Sorted order puts every pack before its descendants, so one pass resolves inheritance.
-	share := effShare{}
 	for _, c := range s.Caps {
 		s.fillEff(c, share)
 	}
