@@ -537,7 +537,7 @@ func (e *Engine) overlayHealth(caps []*registry.Capability) ([]*registry.Capabil
 				copied = true
 			}
 			x := c.Clone()
-			x.Health = &h
+			x.Health = h
 			out[i] = x
 			break
 		}

@@ -140,7 +140,7 @@ func TestIncrementalGenerationsSameAsRebuild(t *testing.T) {
 				availOnly = true
 			case 1:
 				what = "health"
-				d.Health = &registry.Health{Status: []string{"up", "degraded", "down"}[r.IntN(3)], Message: "probe"}
+				d.Health = registry.Health{Status: []string{"up", "degraded", "down"}[r.IntN(3)], Message: "probe"}
 				err = e.Put(ctx, d, "test")
 				availOnly = true
 			case 2:
@@ -149,7 +149,7 @@ func TestIncrementalGenerationsSameAsRebuild(t *testing.T) {
 				d.Enabled = &on
 				if d.ResourceType != registry.TypePack {
 					d.Enabled = nil
-					d.Health = &registry.Health{Status: "degraded"}
+					d.Health.Status = "degraded"
 				}
 				err = e.Put(ctx, d, "test")
 				availOnly = true

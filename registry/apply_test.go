@@ -50,7 +50,7 @@ func randomChange(r *rand.Rand, cur map[string]*registry.Capability, ids []strin
 		case op == 1:
 			d.Status = []registry.Status{registry.StatusActive, registry.StatusDeprecated, registry.StatusOffline}[r.IntN(3)]
 		case op == 2:
-			d.Health = &registry.Health{Status: []string{"up", "degraded", "down"}[r.IntN(3)]}
+			d.Health.Status = []string{"up", "degraded", "down"}[r.IntN(3)]
 		case op == 3 && d.ResourceType == registry.TypePack:
 			on := r.IntN(2) == 0
 			d.Enabled = &on

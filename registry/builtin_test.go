@@ -390,10 +390,10 @@ func TestBuiltinGates(t *testing.T) {
 		if slices.Equal(c.SupportedOS, []string{"windows"}) {
 			windows = append(windows, c.ID)
 		}
-		if c.Health.Down() {
+		if c.Health.Status == "down" {
 			down = append(down, c.ID)
 		}
-		if len(c.Requirements.Value().Credentials) > 0 {
+		if len(c.Requirements.Credentials) > 0 {
 			creds = append(creds, c.ID)
 		}
 		if !c.Eff.Enabled && c.ResourceType != TypePack {

@@ -37,20 +37,13 @@ func (c *Capability) Clone() *Capability {
 	}
 	d.Produces = slices.Clone(c.Produces)
 	d.Tags = slices.Clone(c.Tags)
-	if c.Compatibility != nil {
-		d.Compatibility = &Compatibility{AgentRuntime: c.Compatibility.AgentRuntime, Regions: slices.Clone(c.Compatibility.Regions)}
-	}
+	d.Compatibility.Regions = slices.Clone(c.Compatibility.Regions)
 	if c.Behavior != nil {
 		b := *c.Behavior
 		d.Behavior = &b
 	}
-	if r := c.Requirements; r != nil {
-		d.Requirements = &Requirements{Credentials: slices.Clone(r.Credentials), FeatureFlags: slices.Clone(r.FeatureFlags), MinBudget: r.MinBudget}
-	}
-	if c.Health != nil {
-		h := *c.Health
-		d.Health = &h
-	}
+	d.Requirements.Credentials = slices.Clone(c.Requirements.Credentials)
+	d.Requirements.FeatureFlags = slices.Clone(c.Requirements.FeatureFlags)
 	if c.Examples != nil {
 		d.Examples = make([]Example, len(c.Examples))
 		for i, ex := range c.Examples {

@@ -37,17 +37,8 @@ func Intern(c *Capability) {
 		s(&c.Behavior.LatencyClass)
 		s(&c.Behavior.CostClass)
 	}
-	if c.Compatibility != nil {
-		s(&c.Compatibility.AgentRuntime)
-		list(c.Compatibility.Regions)
-	}
-	if r := c.Requirements; r != nil {
-		list(r.Credentials)
-		list(r.FeatureFlags)
-	}
-	if c.Health != nil {
-		s(&c.Health.Status)
-	}
+	s(&c.Compatibility.AgentRuntime)
+	s(&c.Health.Status)
 	if h := c.Handler; h != nil {
 		s(&h.Kind)
 		s(&h.Method)
@@ -56,7 +47,7 @@ func Intern(c *Capability) {
 	}
 	for _, l := range [][]string{c.Tags, c.Entities, c.Intents, c.Symptoms, c.Scenarios, c.SupportedOS,
 		c.RequiredExecutors, c.Produces, c.NetworkAllow, c.Tenants, c.ACL.Discover, c.ACL.Describe,
-		c.ACL.Execute, c.ACL.Deny} {
+		c.ACL.Execute, c.ACL.Deny, c.Compatibility.Regions, c.Requirements.Credentials, c.Requirements.FeatureFlags} {
 		list(l)
 	}
 	shareText(c)

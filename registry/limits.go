@@ -60,15 +60,14 @@ func (l *linter) sizes(c *Capability) {
 	str("domain", c.Domain, maxNameBytes)
 	str("capability_type", c.CapabilityType, maxNameBytes)
 	str("external_id", c.ExternalID, maxNameBytes)
-	comp, req := c.Compatibility.Value(), c.Requirements.Value()
 	for _, f := range []struct {
 		name string
 		v    []string
 	}{{"aliases", c.Aliases}, {"intents", c.Intents}, {"entities", c.Entities}, {"symptoms", c.Symptoms},
 		{"when_to_use", c.WhenToUse}, {"when_not_to_use", c.WhenNotToUse}, {"scenarios", c.Scenarios},
 		{"supported_os", c.SupportedOS}, {"required_executors", c.RequiredExecutors}, {"network_allow", c.NetworkAllow},
-		{"produces", c.Produces}, {"tags", c.Tags}, {"compatibility.regions", comp.Regions},
-		{"requirements.credentials", req.Credentials}, {"requirements.feature_flags", req.FeatureFlags}} {
+		{"produces", c.Produces}, {"tags", c.Tags}, {"compatibility.regions", c.Compatibility.Regions},
+		{"requirements.credentials", c.Requirements.Credentials}, {"requirements.feature_flags", c.Requirements.FeatureFlags}} {
 		list(f.name, f.v, maxItemBytes)
 	}
 	list("tenants", c.Tenants, maxNameBytes)
@@ -78,8 +77,8 @@ func (l *linter) sizes(c *Capability) {
 	list("acl.deny", c.ACL.Deny, maxNameBytes)
 	str("arguments_schema", string(c.ArgumentsSchema), maxSchemaBytes)
 	str("output_schema", string(c.OutputSchema), maxSchemaBytes)
-	str("compatibility.agent_runtime", comp.AgentRuntime, maxNameBytes)
-	str("health.message", c.Health.Value().Message, maxTextBytes)
+	str("compatibility.agent_runtime", c.Compatibility.AgentRuntime, maxNameBytes)
+	str("health.message", c.Health.Message, maxTextBytes)
 	str("provenance.source", c.Provenance.Source, maxTextBytes)
 	str("provenance.provider", c.Provenance.Provider, maxNameBytes)
 	if len(c.Examples) > maxItems {

@@ -191,10 +191,10 @@ func (l *linter) capability(c *Capability, index int) {
 	case c.Timeout > MaxTimeout:
 		l.add(c, "timeout", "timeout %s exceeds the maximum of 1h", time.Duration(c.Timeout))
 	}
-	switch st := c.Health.Value().Status; st {
+	switch c.Health.Status {
 	case "", "up", "degraded", "down":
 	default:
-		l.add(c, "health.status", "invalid health.status %q (want up, degraded or down)", st)
+		l.add(c, "health.status", "invalid health.status %q (want up, degraded or down)", c.Health.Status)
 	}
 	if c.Provenance.SchemaDigest != "" {
 		l.sealed = append(l.sealed, c)

@@ -91,7 +91,7 @@ func TestLintRules(t *testing.T) {
 			wantID: "shop.refund", wantField: "risk_level", wantMsg: `invalid risk_level "extreme"`},
 		{name: "network_policy invalid", mutate: func(r *reg) []*Capability { r.action.NetworkPolicy = "some"; return nil },
 			wantID: "shop.refund", wantField: "network_policy", wantMsg: `invalid network_policy "some"`},
-		{name: "health.status invalid", mutate: func(r *reg) []*Capability { r.action.Health = &Health{Status: "sick"}; return nil },
+		{name: "health.status invalid", mutate: func(r *reg) []*Capability { r.action.Health.Status = "sick"; return nil },
 			wantID: "shop.refund", wantField: "health.status", wantMsg: `invalid health.status "sick"`},
 		{name: "action without side_effect", mutate: func(r *reg) []*Capability { r.action.SideEffect = ""; return nil },
 			wantID: "shop.refund", wantField: "side_effect", wantMsg: "side_effect is required for an action"},

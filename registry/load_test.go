@@ -73,7 +73,7 @@ func TestLoadDirGoodTree(t *testing.T) {
 	if d.Provenance.SchemaDigest != Digest(d) {
 		t.Errorf("loaded definition is not sealed")
 	}
-	if d.Compatibility.Value().AgentRuntime != ">=2.4" || !slices.Equal(d.Compatibility.Value().Regions, []string{"cn", "us"}) {
+	if d.Compatibility.AgentRuntime != ">=2.4" || !slices.Equal(d.Compatibility.Regions, []string{"cn", "us"}) {
 		t.Errorf("compatibility = %+v", d.Compatibility)
 	}
 	if d.Handler == nil || d.Handler.Kind != "exec" || !slices.Equal(d.Handler.Argv, []string{"scripts/codex_diagnose.sh"}) {
@@ -102,7 +102,7 @@ func TestLoadDirGoodTree(t *testing.T) {
 		t.Errorf("title = %q", got)
 	}
 	cr := m["myapp.schedule.create"]
-	if cr.Handler.Headers["Content-Type"] != "application/json" || cr.Requirements.Value().MinBudget != 0.5 || cr.Health.Value().Status != "up" {
+	if cr.Handler.Headers["Content-Type"] != "application/json" || cr.Requirements.MinBudget != 0.5 || cr.Health.Status != "up" {
 		t.Errorf("create = %+v", cr)
 	}
 

@@ -2,7 +2,6 @@ package registry
 
 import (
 	"encoding/json"
-	"strings"
 	"time"
 )
 
@@ -181,23 +180,11 @@ type Provenance struct {
 	SchemaDigest string `json:"schema_digest,omitempty"`
 }
 
-// Compatibility limits where a capability works. A Capability holds it, like Requirements
-// and Health, behind a pointer, nil when unset (as most capabilities leave it).
+// Compatibility limits where a capability works.
 type Compatibility struct {
 	// AgentRuntime is a version constraint such as ">=2.4".
 	AgentRuntime string   `json:"agent_runtime,omitempty"`
 	Regions      []string `json:"regions,omitempty"`
-}
-
-// IsZero reports whether c is nil or sets nothing; JSON leaves such a value out.
-func (c *Compatibility) IsZero() bool { return c == nil || c.AgentRuntime == "" && len(c.Regions) == 0 }
-
-// Value is *c, or the zero Compatibility when c is nil.
-func (c *Compatibility) Value() Compatibility {
-	if c == nil {
-		return Compatibility{}
-	}
-	return *c
 }
 
 // Behavior describes cost and latency classes. A Capability holds it behind a pointer (nil
@@ -220,39 +207,12 @@ type Requirements struct {
 	MinBudget float64 `json:"min_budget,omitempty"`
 }
 
-// IsZero reports whether r is nil or sets nothing; JSON leaves such a value out.
-func (r *Requirements) IsZero() bool {
-	return r == nil || len(r.Credentials) == 0 && len(r.FeatureFlags) == 0 && r.MinBudget == 0
-}
-
-// Value is *r, or the zero Requirements when r is nil.
-func (r *Requirements) Value() Requirements {
-	if r == nil {
-		return Requirements{}
-	}
-	return *r
-}
-
 // Health is the last known health of a capability's backend.
 type Health struct {
 	Status    string `json:"status,omitempty"` // up | degraded | down
 	CheckedAt string `json:"checked_at,omitempty"`
 	Message   string `json:"message,omitempty"`
 }
-
-// IsZero reports whether h is nil or sets nothing; JSON leaves such a value out.
-func (h *Health) IsZero() bool { return h == nil || *h == Health{} }
-
-// Value is *h, or the zero Health when h is nil.
-func (h *Health) Value() Health {
-	if h == nil {
-		return Health{}
-	}
-	return *h
-}
-
-// Down reports whether the last known health is down.
-func (h *Health) Down() bool { return h != nil && strings.EqualFold(h.Status, "down") }
 
 // RecipeStep is one step of a recipe.
 type RecipeStep struct {
@@ -303,10 +263,10 @@ type Capability struct {
 	Produces             []string        `json:"produces,omitempty"`
 	Tags                 []string        `json:"tags,omitempty"`
 	Provenance           Provenance      `json:"provenance,omitzero"`
-	Compatibility        *Compatibility  `json:"compatibility,omitzero"`
+	Compatibility        Compatibility   `json:"compatibility,omitzero"`
 	Behavior             *Behavior       `json:"behavior,omitzero"`
-	Requirements         *Requirements   `json:"requirements,omitzero"`
-	Health               *Health         `json:"health,omitzero"`
+	Requirements         Requirements    `json:"requirements,omitzero"`
+	Health               Health          `json:"health,omitzero"`
 	Examples             []Example       `json:"examples,omitempty"`
 
 	// ExternalID is the original name of an imported capability ("Trends Hub::get-weread-rank").

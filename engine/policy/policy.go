@@ -144,15 +144,14 @@ func Availability(c *registry.Capability, rc *registry.RuntimeContext) (registry
 	if !c.Eff.Enabled {
 		unavailable = append(unavailable, disabledReason(c))
 	}
-	if c.Health.Down() {
+	if strings.EqualFold(c.Health.Status, "down") {
 		msg := "health is down"
 		if c.Health.Message != "" {
 			msg += ": " + c.Health.Message
 		}
 		unavailable = append(unavailable, msg)
 	}
-	req, comp := c.Requirements.Value(), c.Compatibility.Value()
-	if mb := req.MinBudget; mb > 0 && rc.Budget >= 0 && rc.Budget < mb {
+	if mb := c.Requirements.MinBudget; mb > 0 && rc.Budget >= 0 && rc.Budget < mb {
 		unavailable = append(unavailable, fmt.Sprintf("budget %g below min_budget %g", rc.Budget, mb))
 	}
 
@@ -166,7 +165,7 @@ func Availability(c *registry.Capability, rc *registry.RuntimeContext) (registry
 			}
 		}
 	}
-	if cons := comp.AgentRuntime; cons != "" && rc.AgentRuntimeVersion != "" {
+	if cons := c.Compatibility.AgentRuntime; cons != "" && rc.AgentRuntimeVersion != "" {
 		ok, err := MatchVersion(cons, rc.AgentRuntimeVersion)
 		switch {
 		case err != nil:
@@ -175,16 +174,16 @@ func Availability(c *registry.Capability, rc *registry.RuntimeContext) (registry
 			incompatible = append(incompatible, fmt.Sprintf("agent runtime %s does not satisfy %s", rc.AgentRuntimeVersion, cons))
 		}
 	}
-	if rc.Region != "" && len(comp.Regions) > 0 && !slices.Contains(comp.Regions, rc.Region) {
-		incompatible = append(incompatible, fmt.Sprintf("region %s not in %v", rc.Region, comp.Regions))
+	if rc.Region != "" && len(c.Compatibility.Regions) > 0 && !slices.Contains(c.Compatibility.Regions, rc.Region) {
+		incompatible = append(incompatible, fmt.Sprintf("region %s not in %v", rc.Region, c.Compatibility.Regions))
 	}
-	for _, f := range req.FeatureFlags {
+	for _, f := range c.Requirements.FeatureFlags {
 		if !slices.Contains(rc.FeatureFlags, f) {
 			incompatible = append(incompatible, fmt.Sprintf("feature flag %s not enabled", f))
 		}
 	}
 
-	for _, cr := range req.Credentials {
+	for _, cr := range c.Requirements.Credentials {
 		if !slices.Contains(rc.Credentials, cr) {
 			missing = append(missing, fmt.Sprintf("credential %s not present", cr))
 		}

@@ -132,15 +132,15 @@ var availabilityCases = []struct {
 		want: registry.Unavailable, reason: "offline"},
 	{name: "disabled", mut: func(c *registry.Capability) { f := false; c.Enabled = &f },
 		want: registry.Unavailable, reason: "disabled"},
-	{name: "health down", mut: func(c *registry.Capability) { c.Health = &registry.Health{Status: "down", Message: "503"} },
+	{name: "health down", mut: func(c *registry.Capability) { c.Health.Status = "down"; c.Health.Message = "503" },
 		want: registry.Unavailable, reason: "health is down: 503"},
-	{name: "health degraded is available", mut: func(c *registry.Capability) { c.Health = &registry.Health{Status: "degraded"} },
+	{name: "health degraded is available", mut: func(c *registry.Capability) { c.Health.Status = "degraded" },
 		want: registry.Available},
-	{name: "budget below min", mut: func(c *registry.Capability) { c.Requirements = &registry.Requirements{MinBudget: 5} },
+	{name: "budget below min", mut: func(c *registry.Capability) { c.Requirements.MinBudget = 5 },
 		rc: func(rc *registry.RuntimeContext) { rc.Budget = 2 }, want: registry.Unavailable, reason: "min_budget"},
-	{name: "budget unlimited", mut: func(c *registry.Capability) { c.Requirements = &registry.Requirements{MinBudget: 5} },
+	{name: "budget unlimited", mut: func(c *registry.Capability) { c.Requirements.MinBudget = 5 },
 		rc: func(rc *registry.RuntimeContext) { rc.Budget = -1 }, want: registry.Available},
-	{name: "budget enough", mut: func(c *registry.Capability) { c.Requirements = &registry.Requirements{MinBudget: 5} },
+	{name: "budget enough", mut: func(c *registry.Capability) { c.Requirements.MinBudget = 5 },
 		rc: func(rc *registry.RuntimeContext) { rc.Budget = 5 }, want: registry.Available},
 	{name: "os mismatch", mut: func(c *registry.Capability) { c.SupportedOS = []string{"linux", "macos"} },
 		rc: func(rc *registry.RuntimeContext) { rc.OS = "windows" }, want: registry.Incompatible, reason: "os windows"},
@@ -154,25 +154,23 @@ var availabilityCases = []struct {
 		want: registry.Available},
 	{name: "executors empty but known", mut: func(c *registry.Capability) { c.RequiredExecutors = []string{"npm"} },
 		rc: func(rc *registry.RuntimeContext) { rc.Executors = []string{} }, want: registry.Incompatible},
-	{name: "runtime too old", mut: func(c *registry.Capability) { c.Compatibility = &registry.Compatibility{AgentRuntime: ">=2.4"} },
+	{name: "runtime too old", mut: func(c *registry.Capability) { c.Compatibility.AgentRuntime = ">=2.4" },
 		rc: func(rc *registry.RuntimeContext) { rc.AgentRuntimeVersion = "2.3.9" }, want: registry.Incompatible, reason: "does not satisfy"},
-	{name: "runtime ok", mut: func(c *registry.Capability) { c.Compatibility = &registry.Compatibility{AgentRuntime: ">=2.4, <3"} },
+	{name: "runtime ok", mut: func(c *registry.Capability) { c.Compatibility.AgentRuntime = ">=2.4, <3" },
 		rc: func(rc *registry.RuntimeContext) { rc.AgentRuntimeVersion = "2.10" }, want: registry.Available},
-	{name: "runtime bad constraint", mut: func(c *registry.Capability) { c.Compatibility = &registry.Compatibility{AgentRuntime: "~>banana"} },
+	{name: "runtime bad constraint", mut: func(c *registry.Capability) { c.Compatibility.AgentRuntime = "~>banana" },
 		rc: func(rc *registry.RuntimeContext) { rc.AgentRuntimeVersion = "2.4" }, want: registry.Incompatible, reason: "invalid version constraint"},
-	{name: "region mismatch", mut: func(c *registry.Capability) { c.Compatibility = &registry.Compatibility{Regions: []string{"cn", "us"}} },
+	{name: "region mismatch", mut: func(c *registry.Capability) { c.Compatibility.Regions = []string{"cn", "us"} },
 		rc: func(rc *registry.RuntimeContext) { rc.Region = "eu" }, want: registry.Incompatible, reason: "region eu"},
-	{name: "region ok", mut: func(c *registry.Capability) { c.Compatibility = &registry.Compatibility{Regions: []string{"cn", "us"}} },
+	{name: "region ok", mut: func(c *registry.Capability) { c.Compatibility.Regions = []string{"cn", "us"} },
 		rc: func(rc *registry.RuntimeContext) { rc.Region = "us" }, want: registry.Available},
-	{name: "feature flag off", mut: func(c *registry.Capability) { c.Requirements = &registry.Requirements{FeatureFlags: []string{"beta"}} },
+	{name: "feature flag off", mut: func(c *registry.Capability) { c.Requirements.FeatureFlags = []string{"beta"} },
 		want: registry.Incompatible, reason: "feature flag beta"},
-	{name: "feature flag on", mut: func(c *registry.Capability) { c.Requirements = &registry.Requirements{FeatureFlags: []string{"beta"}} },
+	{name: "feature flag on", mut: func(c *registry.Capability) { c.Requirements.FeatureFlags = []string{"beta"} },
 		rc: func(rc *registry.RuntimeContext) { rc.FeatureFlags = []string{"beta"} }, want: registry.Available},
-	{name: "missing credentials", mut: func(c *registry.Capability) {
-		c.Requirements = &registry.Requirements{Credentials: []string{"github", "npm"}}
-	},
+	{name: "missing credentials", mut: func(c *registry.Capability) { c.Requirements.Credentials = []string{"github", "npm"} },
 		rc: func(rc *registry.RuntimeContext) { rc.Credentials = []string{"github"} }, want: registry.MissingCredentials, reason: "credential npm"},
-	{name: "credentials present", mut: func(c *registry.Capability) { c.Requirements = &registry.Requirements{Credentials: []string{"github"}} },
+	{name: "credentials present", mut: func(c *registry.Capability) { c.Requirements.Credentials = []string{"github"} },
 		rc: func(rc *registry.RuntimeContext) { rc.Credentials = []string{"github"} }, want: registry.Available},
 	{name: "forbidden execute", mut: func(c *registry.Capability) { c.ACL.Execute = []string{"ops"} },
 		want: registry.Forbidden, reason: "acl.execute"},
@@ -197,10 +195,11 @@ var availabilityCases = []struct {
 		c.SupportedOS = []string{"macos"}
 	}, rc: func(rc *registry.RuntimeContext) { rc.OS = "linux" }, want: registry.Unavailable, reason: "incompatible: os linux"},
 	{name: "incompatible beats credentials", mut: func(c *registry.Capability) {
-		c.Requirements = &registry.Requirements{FeatureFlags: []string{"x"}, Credentials: []string{"k"}}
+		c.Requirements.FeatureFlags = []string{"x"}
+		c.Requirements.Credentials = []string{"k"}
 	}, want: registry.Incompatible, reason: "missing_credentials: credential k"},
 	{name: "credentials beat forbidden", mut: func(c *registry.Capability) {
-		c.Requirements = &registry.Requirements{Credentials: []string{"k"}}
+		c.Requirements.Credentials = []string{"k"}
 		c.ACL.Execute = nil
 	}, want: registry.MissingCredentials},
 	{name: "forbidden beats confirmation", mut: func(c *registry.Capability) {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/capdex/capdex/registry"
 )
@@ -105,7 +106,7 @@ func (t *Table) set(d int, c *registry.Capability, key []byte) []byte {
 		r.flags = envAlways // Availability answers for it
 		return key
 	}
-	if c.Status == registry.StatusOffline || !c.Eff.Enabled || c.Health.Down() {
+	if c.Status == registry.StatusOffline || !c.Eff.Enabled || strings.EqualFold(c.Health.Status, "down") {
 		r.flags |= recUnavailable
 	}
 	if c.ResourceType == registry.TypeAction && NeedsConfirmation(c) {
@@ -132,13 +133,12 @@ func environment(c *registry.Capability) uint8 {
 			f |= bit
 		}
 	}
-	req, comp := c.Requirements.Value(), c.Compatibility.Value()
-	set(envAlways, len(req.FeatureFlags) > 0 || len(req.Credentials) > 0)
-	set(envBudget, req.MinBudget > 0)
+	set(envAlways, len(c.Requirements.FeatureFlags) > 0 || len(c.Requirements.Credentials) > 0)
+	set(envBudget, c.Requirements.MinBudget > 0)
 	set(envOS, len(c.SupportedOS) > 0)
 	set(envExecutors, len(c.RequiredExecutors) > 0)
-	set(envRuntime, comp.AgentRuntime != "")
-	set(envRegion, len(comp.Regions) > 0)
+	set(envRuntime, c.Compatibility.AgentRuntime != "")
+	set(envRegion, len(c.Compatibility.Regions) > 0)
 	return f
 }
 

@@ -576,7 +576,7 @@ func TestDiversify(t *testing.T) {
 
 func TestResolve(t *testing.T) {
 	caps := codexCaps(t)
-	caps["x.gh"] = &registry.Capability{ID: "x.gh", ResourceType: registry.TypeAction, Requirements: &registry.Requirements{Credentials: []string{"github_token"}}}
+	caps["x.gh"] = &registry.Capability{ID: "x.gh", ResourceType: registry.TypeAction, Requirements: registry.Requirements{Credentials: []string{"github_token"}}}
 	th := DefaultThresholdsNoModel()
 	withEv := func(cs []Candidate, i int, spec string) []Candidate { cs[i].Evidence = ev(t, spec); return cs }
 	withAv := func(cs []Candidate, i int, a registry.Availability) []Candidate { cs[i].Availability = a; return cs }

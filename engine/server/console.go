@@ -200,7 +200,7 @@ func (s *Server) handleTree(w http.ResponseWriter, r *http.Request) {
 		}
 		n := TreeNode{
 			ID: c.ID, Type: c.ResourceType, Title: c.Title, Version: c.Version, Status: c.Status,
-			Health: c.Health.Value(), SideEffect: c.SideEffect, RiskLevel: c.RiskLevel, Enabled: c.Eff.Enabled,
+			Health: c.Health, SideEffect: c.SideEffect, RiskLevel: c.RiskLevel, Enabled: c.Eff.Enabled,
 			Gates: map[string]GateView{},
 		}
 		if n.Status == "" {

@@ -92,9 +92,8 @@ func encodeDefBinary(c *registry.Capability) []byte {
 	e.str(p.Format)
 	e.str(p.ReviewedAt)
 	e.str(p.SchemaDigest)
-	comp, req, health := c.Compatibility.Value(), c.Requirements.Value(), c.Health.Value()
-	e.str(comp.AgentRuntime)
-	e.strs(comp.Regions)
+	e.str(c.Compatibility.AgentRuntime)
+	e.strs(c.Compatibility.Regions)
 	var bh registry.Behavior
 	if c.Behavior != nil {
 		bh = *c.Behavior
@@ -102,12 +101,12 @@ func encodeDefBinary(c *registry.Capability) []byte {
 	e.str(bh.LatencyClass)
 	e.str(bh.CostClass)
 	e.bool(bh.SupportsDryRun)
-	e.strs(req.Credentials)
-	e.strs(req.FeatureFlags)
-	e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(req.MinBudget))
-	e.str(health.Status)
-	e.str(health.CheckedAt)
-	e.str(health.Message)
+	e.strs(c.Requirements.Credentials)
+	e.strs(c.Requirements.FeatureFlags)
+	e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(c.Requirements.MinBudget))
+	e.str(c.Health.Status)
+	e.str(c.Health.CheckedAt)
+	e.str(c.Health.Message)
 	e.uint(uint64(len(c.Examples)))
 	for _, x := range c.Examples {
 		e.str(x.Title)
@@ -297,18 +296,17 @@ func decodeDefBinary(data []byte) (*registry.Capability, error) {
 	p.Format = d.str()
 	p.ReviewedAt = d.str()
 	p.SchemaDigest = d.str()
-	if comp := (registry.Compatibility{AgentRuntime: d.str(), Regions: d.strs()}); !comp.IsZero() {
-		c.Compatibility = &comp
-	}
+	c.Compatibility.AgentRuntime = d.str()
+	c.Compatibility.Regions = d.strs()
 	if bh := (registry.Behavior{LatencyClass: d.str(), CostClass: d.str(), SupportsDryRun: d.bool()}); !bh.IsZero() {
 		c.Behavior = &bh
 	}
-	if req := (registry.Requirements{Credentials: d.strs(), FeatureFlags: d.strs(), MinBudget: d.float()}); !req.IsZero() {
-		c.Requirements = &req
-	}
-	if health := (registry.Health{Status: d.str(), CheckedAt: d.str(), Message: d.str()}); !health.IsZero() {
-		c.Health = &health
-	}
+	c.Requirements.Credentials = d.strs()
+	c.Requirements.FeatureFlags = d.strs()
+	c.Requirements.MinBudget = d.float()
+	c.Health.Status = d.str()
+	c.Health.CheckedAt = d.str()
+	c.Health.Message = d.str()
 	if n := d.count(); n > 0 {
 		c.Examples = make([]registry.Example, n)
 		for i := range c.Examples {
