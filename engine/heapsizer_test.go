@@ -14,9 +14,14 @@ var sizeClasses = []uintptr{8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 1
 	6912, 8192, 9472, 9728, 10240, 10880, 12288, 13568, 14336, 16384, 18432, 19072, 20480,
 	21760, 24576, 27264, 28672, 32768}
 
-func allocSize(n uintptr) uintptr {
+// allocSize is the heap an allocation of n bytes takes; pointers says it holds pointers,
+// which above 512 bytes costs an 8-byte header (the runtime's malloc header).
+func allocSize(n uintptr, pointers bool) uintptr {
 	if n == 0 {
 		return 0
+	}
+	if pointers && n > 512 {
+		n += 8
 	}
 	i := sort.Search(len(sizeClasses), func(i int) bool { return sizeClasses[i] >= n })
 	if i == len(sizeClasses) {
@@ -37,13 +42,31 @@ func newHeapSizer() *heapSizer {
 	return &heapSizer{seen: map[uintptr]bool{}, byField: map[string]uintptr{}}
 }
 
-func (h *heapSizer) charge(field string, p uintptr, n uintptr) bool {
+func (h *heapSizer) charge(field string, p uintptr, n uintptr, pointers bool) bool {
 	if p == 0 || n == 0 || h.seen[p] {
 		return false
 	}
 	h.seen[p] = true
-	h.byField[field] += allocSize(n)
+	h.byField[field] += allocSize(n, pointers)
 	return true
+}
+
+// holdsPointers reports whether values of t hold pointers (strings, slices, maps, pointers,
+// interfaces, or structs and arrays of them).
+func holdsPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.String, reflect.Slice, reflect.Map, reflect.Pointer, reflect.Interface, reflect.Chan, reflect.Func:
+		return true
+	case reflect.Array:
+		return t.Len() > 0 && holdsPointers(t.Elem())
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if holdsPointers(t.Field(i).Type) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // inner adds what v (held inline somewhere already charged) points to.
@@ -52,13 +75,13 @@ func (h *heapSizer) inner(field string, v reflect.Value) {
 	case reflect.String:
 		s := v.String()
 		if len(s) > 0 {
-			h.charge(field, uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(len(s)))
+			h.charge(field, uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(len(s)), false)
 		}
 	case reflect.Slice:
 		if v.IsNil() || v.Cap() == 0 {
 			return
 		}
-		if h.charge(field, v.Pointer(), uintptr(v.Cap())*v.Type().Elem().Size()) {
+		if h.charge(field, v.Pointer(), uintptr(v.Cap())*v.Type().Elem().Size(), holdsPointers(v.Type().Elem())) {
 			for i := 0; i < v.Len(); i++ {
 				h.inner(field, v.Index(i))
 			}
@@ -67,7 +90,7 @@ func (h *heapSizer) inner(field string, v reflect.Value) {
 		if v.IsNil() {
 			return
 		}
-		if h.charge(field, v.Pointer(), v.Type().Elem().Size()) {
+		if h.charge(field, v.Pointer(), v.Type().Elem().Size(), holdsPointers(v.Type().Elem())) {
 			h.inner(field, v.Elem())
 		}
 	case reflect.Struct:
@@ -80,7 +103,7 @@ func (h *heapSizer) inner(field string, v reflect.Value) {
 		}
 		// approximate: a map of n entries as 48 bytes plus its key and value bytes twice over
 		kv := v.Type().Key().Size() + v.Type().Elem().Size()
-		h.charge(field, v.Pointer(), 48+uintptr(v.Len())*kv*2)
+		h.charge(field, v.Pointer(), 48+uintptr(v.Len())*kv*2, true)
 		it := v.MapRange()
 		for it.Next() {
 			h.inner(field, it.Key())
@@ -93,7 +116,7 @@ func (h *heapSizer) inner(field string, v reflect.Value) {
 // reachable bytes to that field's name.
 func (h *heapSizer) fields(p any) {
 	v := reflect.ValueOf(p)
-	if !h.charge("(struct)", v.Pointer(), v.Type().Elem().Size()) {
+	if !h.charge("(struct)", v.Pointer(), v.Type().Elem().Size(), true) {
 		return
 	}
 	s := v.Elem()
