@@ -559,7 +559,7 @@ func (e *Engine) applyChange(ctx context.Context, put, deleted []string) error {
 func availabilityOnly(a, b *registry.Capability) bool {
 	x, y := *a, *b
 	for _, c := range []*registry.Capability{&x, &y} {
-		c.Status, c.Health, c.Enabled, c.Version, c.Provenance, c.Eff = "", registry.Health{}, nil, 0, registry.Provenance{}, registry.Effective{}
+		c.Status, c.Health, c.Enabled, c.Version, c.Provenance, c.Eff = "", registry.Health{}, nil, 0, registry.Provenance{}, nil
 	}
 	return reflect.DeepEqual(&x, &y)
 }

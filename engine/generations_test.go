@@ -105,7 +105,7 @@ func TestIncrementalGenerationsSameAsRebuild(t *testing.T) {
 				m := ms[r.IntN(len(ms))]
 				what = "mutation of " + m.Field
 				m.Cap.Version = c.Version + 1
-				m.Cap.Eff = registry.Effective{}
+				m.Cap.Eff = nil
 				if err = e.Put(ctx, m.Cap, "test"); errors.Is(err, registry.ErrLint) {
 					continue // a mutation the registry refuses changes nothing
 				}
@@ -121,7 +121,7 @@ func TestIncrementalGenerationsSameAsRebuild(t *testing.T) {
 					seen[x.ID] = true
 					y := x.Clone()
 					y.Version++
-					y.Eff = registry.Effective{}
+					y.Eff = nil
 					y.WhenToUse = append(y.WhenToUse, fmt.Sprintf("when the ledger sweep %d stalls", step))
 					y.Tags = append(y.Tags, "sweep")
 					batch = append(batch, y)
@@ -174,7 +174,7 @@ func TestIncrementalGenerationsSameAsRebuild(t *testing.T) {
 				n := testcat.GenerateCatalog(3, int64(seq*100+step))[2].Clone()
 				n.ID = fmt.Sprintf("%s.added_%d_%d", p.ID, seq, step)
 				n.Version = 1
-				n.Eff = registry.Effective{}
+				n.Eff = nil
 				err = e.Put(ctx, n, "test")
 			default:
 				what = "text"

@@ -58,7 +58,7 @@ func TestReopenFromPersistedState(t *testing.T) {
 	for i, k := range []int{11, 97, 301} {
 		d := snap.Caps[k].Clone()
 		d.Version++
-		d.Eff = registry.Effective{}
+		d.Eff = nil
 		d.Summary += fmt.Sprintf(" zqpersist%d ledger sweep", i)
 		if err := e.Put(ctx, d, "test"); err != nil {
 			t.Fatal(err)
@@ -189,7 +189,7 @@ func TestPersistedStateFollowsChanges(t *testing.T) {
 	}
 	d := e.Snapshot().Caps[7].Clone()
 	d.Version++
-	d.Eff = registry.Effective{}
+	d.Eff = nil
 	d.Summary += " changed"
 	if err := e.Put(ctx, d, "test"); err != nil {
 		t.Fatal(err)
@@ -248,7 +248,7 @@ func TestReopenThenChangesSameAsRebuild(t *testing.T) {
 		t.Helper()
 		d := e.Snapshot().Caps[k].Clone()
 		d.Version++
-		d.Eff = registry.Effective{}
+		d.Eff = nil
 		d.Summary += fmt.Sprintf(" zqreopen%d quarterly ledger", i)
 		if err := e.Put(ctx, d, "test"); err != nil {
 			t.Fatal(err)

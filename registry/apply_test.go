@@ -42,7 +42,7 @@ func randomChange(r *rand.Rand, cur map[string]*registry.Capability, ids []strin
 		}
 		used[id] = true
 		d := c.Clone()
-		d.Eff = registry.Effective{}
+		d.Eff = nil
 		d.Version++
 		switch op := r.IntN(8); {
 		case op == 0:

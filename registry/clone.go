@@ -38,6 +38,10 @@ func (c *Capability) Clone() *Capability {
 	d.Produces = slices.Clone(c.Produces)
 	d.Tags = slices.Clone(c.Tags)
 	d.Compatibility.Regions = slices.Clone(c.Compatibility.Regions)
+	if c.Behavior != nil {
+		b := *c.Behavior
+		d.Behavior = &b
+	}
 	d.Requirements.Credentials = slices.Clone(c.Requirements.Credentials)
 	d.Requirements.FeatureFlags = slices.Clone(c.Requirements.FeatureFlags)
 	if c.Examples != nil {
@@ -52,12 +56,14 @@ func (c *Capability) Clone() *Capability {
 	}
 	d.Tenants = slices.Clone(c.Tenants)
 	d.Steps = slices.Clone(c.Steps) // RecipeStep holds only strings
-	d.Eff = Effective{
-		Enabled: c.Eff.Enabled,
-		Tenants: slices.Clone(c.Eff.Tenants),
-		ACL:     c.Eff.ACL.clone(),
-		Packs:   slices.Clone(c.Eff.Packs),
-		below:   slices.Clone(c.Eff.below),
+	if c.Eff != nil {
+		d.Eff = &Effective{
+			Enabled: c.Eff.Enabled,
+			Tenants: slices.Clone(c.Eff.Tenants),
+			ACL:     c.Eff.ACL.clone(),
+			Packs:   slices.Clone(c.Eff.Packs),
+			below:   slices.Clone(c.Eff.below),
+		}
 	}
 	return &d
 }
@@ -86,7 +92,7 @@ func Equal(a, b *Capability) bool {
 // canonicalDefinition is the canonical JSON of a definition without its computed fields.
 func canonicalDefinition(c *Capability) []byte {
 	d := *c
-	d.Eff = Effective{}
+	d.Eff = nil
 	d.Provenance.SchemaDigest = ""
 	d.ArgumentsSchema = canonicalRaw(c.ArgumentsSchema)
 	d.OutputSchema = canonicalRaw(c.OutputSchema)

@@ -76,7 +76,7 @@ func TestEqual(t *testing.T) {
 		{name: "example arguments key order", mutate: func(c *Capability) { c.Examples[0].Arguments = json.RawMessage(` {"order": "A1"}`) }, equal: true},
 		{name: "empty list equals absent", mutate: func(c *Capability) { c.Aliases = []string{}; c.Tags = []string{} }, equal: true},
 		{name: "empty headers equal absent", mutate: func(c *Capability) { c.Handler.Headers = map[string]string{} }, equal: true},
-		{name: "effective view ignored", mutate: func(c *Capability) { c.Eff = Effective{Enabled: true, Packs: []string{"shop"}} }, equal: true},
+		{name: "effective view ignored", mutate: func(c *Capability) { c.Eff = &Effective{Enabled: true, Packs: []string{"shop"}} }, equal: true},
 		{name: "schema digest ignored", mutate: func(c *Capability) { c.Provenance.SchemaDigest = "sha256:1" }, equal: true},
 		{name: "title", mutate: func(c *Capability) { c.Title = "Refund" }},
 		{name: "version", mutate: func(c *Capability) { c.Version = 3 }},

@@ -67,7 +67,7 @@ func TestDigestCoversItsFields(t *testing.T) {
 		{name: "tags", mutate: func(c *Capability) { c.Tags = []string{"money"} }},
 		{name: "owner", mutate: func(c *Capability) { c.Owner = "someone" }},
 		{name: "risk level", mutate: func(c *Capability) { c.RiskLevel = RiskHigh }},
-		{name: "effective view", mutate: func(c *Capability) { c.Eff.Packs = []string{"shop"} }},
+		{name: "effective view", mutate: func(c *Capability) { c.Eff = &Effective{Packs: []string{"shop"}} }},
 		{name: "stored digest", mutate: func(c *Capability) { c.Provenance.SchemaDigest = "sha256:00" }},
 	}
 	for _, tt := range tests {

@@ -375,7 +375,7 @@ func fullCapability(tb testing.TB) *Capability {
 // and as block YAML, and reads each back unchanged.
 func TestEveryFieldRoundTrips(t *testing.T) {
 	orig := fullCapability(t)
-	orig.Eff = Effective{}
+	orig.Eff = nil
 	orig.Provenance.SchemaDigest = ""
 	js, err := json.Marshal(orig)
 	if err != nil {

@@ -20,6 +20,12 @@ type Snapshot struct {
 // NewSnapshot sorts caps by id, checks ids are unique and fills each Capability.Eff from its
 // ancestor packs. The capabilities become part of the snapshot and must not be changed after.
 func NewSnapshot(gen uint64, caps []*Capability) (*Snapshot, error) {
+	return newSnapshot(gen, caps, effShare{})
+}
+
+// newSnapshot is NewSnapshot taking equal Effective values from share (nil: every
+// capability gets its own, the reference the sharing is tested against).
+func newSnapshot(gen uint64, caps []*Capability, share effShare) (*Snapshot, error) {
 	s := &Snapshot{Generation: gen, Caps: slices.Clone(caps), byID: make(map[string]int, len(caps))}
 	sort.Slice(s.Caps, func(i, j int) bool { return s.Caps[i].ID < s.Caps[j].ID })
 	for i, c := range s.Caps {
@@ -30,7 +36,7 @@ func NewSnapshot(gen uint64, caps []*Capability) (*Snapshot, error) {
 	}
 	// Sorted order puts every pack before its descendants, so one pass resolves inheritance.
 	for _, c := range s.Caps {
-		s.fillEff(c)
+		s.fillEff(c, share)
 	}
 	return s, nil
 }
@@ -126,6 +132,7 @@ func (s *Snapshot) Apply(gen uint64, put []*Capability, deleted []string) (*Snap
 	// status, so only the changed ones and everything under a changed or new capability
 	// are computed again (sorted order puts every pack before its descendants).
 	dirty := slices.Clone(deleted) // ids whose subtree is recomputed
+	share := effShare{}
 	under := func(id string) bool {
 		for _, p := range dirty {
 			if id == p || strings.HasPrefix(id, p+".") {
@@ -145,7 +152,7 @@ func (s *Snapshot) Apply(gen uint64, put []*Capability, deleted []string) (*Snap
 		} else if c.ResourceType == TypePack {
 			dirty = append(dirty, c.ID)
 		}
-		out.fillEff(c)
+		out.fillEff(c, share)
 	}
 	return out, nil
 }
@@ -174,6 +181,7 @@ func (s *Snapshot) replace(gen uint64, put []*Capability) *Snapshot {
 		}
 	}
 	slices.Sort(redo)
+	share := effShare{}
 	for _, d := range slices.Compact(redo) { // a pack before its descendants
 		c := out.Caps[d]
 		if !isNew[d] {
@@ -181,36 +189,35 @@ func (s *Snapshot) replace(gen uint64, put []*Capability) *Snapshot {
 			c = &cp
 			out.Caps[d] = c
 		}
-		out.fillEff(c)
+		out.fillEff(c, share)
 	}
 	return out
 }
 
-// fillEff computes c.Eff from its parent in s (already filled).
-func (s *Snapshot) fillEff(c *Capability) {
-	c.Eff = Effective{Enabled: c.Enabled == nil || *c.Enabled, Tenants: c.Tenants, ACL: c.ACL}
-	defer fillBelow(c)
-	p, ok := s.Get(Parent(c.ID))
-	if !ok {
+// fillEff computes c.Eff from its parent in s (already filled). A pack gets an Effective of
+// its own (it holds the Packs of its children); another capability takes one from share
+// when one of its siblings' is equal.
+func (s *Snapshot) fillEff(c *Capability, share effShare) {
+	e := Effective{Enabled: c.Enabled == nil || *c.Enabled, Tenants: c.Tenants, ACL: c.ACL}
+	var pe *Effective
+	if p, ok := s.Get(Parent(c.ID)); ok {
+		pe = p.Eff
+		if e.Packs = pe.below; e.Packs == nil { // a parent that is not a pack (lint refuses it)
+			e.Packs = slices.Clip(append(slices.Clone(pe.Packs), p.ID))
+		}
+		e.Enabled = e.Enabled && pe.Enabled && p.Status != StatusOffline
+		if len(e.Tenants) == 0 {
+			e.Tenants = pe.Tenants
+		}
+		if len(c.ACL.Discover)+len(c.ACL.Describe)+len(c.ACL.Execute) == 0 {
+			e.ACL = ACL{Discover: pe.ACL.Discover, Describe: pe.ACL.Describe, Execute: pe.ACL.Execute}
+		}
+		e.ACL.Deny = mergeUnique(c.ACL.Deny, pe.ACL.Deny)
+	}
+	if c.ResourceType == TypePack {
+		e.below = slices.Clip(append(slices.Clone(e.Packs), c.ID))
+		c.Eff = &e
 		return
 	}
-	pe := p.Eff
-	if c.Eff.Packs = pe.below; c.Eff.Packs == nil { // a parent that is not a pack (lint refuses it)
-		c.Eff.Packs = slices.Clip(append(slices.Clone(pe.Packs), p.ID))
-	}
-	c.Eff.Enabled = c.Eff.Enabled && pe.Enabled && p.Status != StatusOffline
-	if len(c.Eff.Tenants) == 0 {
-		c.Eff.Tenants = pe.Tenants
-	}
-	if len(c.ACL.Discover)+len(c.ACL.Describe)+len(c.ACL.Execute) == 0 {
-		c.Eff.ACL = ACL{Discover: pe.ACL.Discover, Describe: pe.ACL.Describe, Execute: pe.ACL.Execute}
-	}
-	c.Eff.ACL.Deny = mergeUnique(c.ACL.Deny, pe.ACL.Deny)
-}
-
-// fillBelow sets c.Eff.below of a pack (its children's Packs) once its Packs are known.
-func fillBelow(c *Capability) {
-	if c.ResourceType == TypePack {
-		c.Eff.below = slices.Clip(append(slices.Clone(c.Eff.Packs), c.ID))
-	}
+	c.Eff = share.get(pe, &e)
 }

@@ -187,12 +187,17 @@ type Compatibility struct {
 	Regions      []string `json:"regions,omitempty"`
 }
 
-// Behavior describes cost and latency classes.
+// Behavior describes cost and latency classes. A Capability holds it behind a pointer (nil
+// when unset), as nothing but describe reads it.
 type Behavior struct {
 	LatencyClass   string `json:"latency_class,omitempty"`
 	CostClass      string `json:"cost_class,omitempty"`
 	SupportsDryRun bool   `json:"supports_dry_run,omitempty"`
 }
+
+// IsZero reports whether b is nil or sets nothing; JSON leaves such a value out, so a
+// definition reads back with Behavior nil.
+func (b *Behavior) IsZero() bool { return b == nil || *b == Behavior{} }
 
 // Requirements lists what the caller's context must hold for a capability to be usable.
 type Requirements struct {
@@ -259,7 +264,7 @@ type Capability struct {
 	Tags                 []string        `json:"tags,omitempty"`
 	Provenance           Provenance      `json:"provenance,omitzero"`
 	Compatibility        Compatibility   `json:"compatibility,omitzero"`
-	Behavior             Behavior        `json:"behavior,omitzero"`
+	Behavior             *Behavior       `json:"behavior,omitzero"`
 	Requirements         Requirements    `json:"requirements,omitzero"`
 	Health               Health          `json:"health,omitzero"`
 	Examples             []Example       `json:"examples,omitempty"`
@@ -276,8 +281,10 @@ type Capability struct {
 	// Steps are a recipe's steps.
 	Steps []RecipeStep `json:"steps,omitempty"`
 
-	// Eff is what the capability inherits from its packs, filled by NewSnapshot.
-	Eff Effective `json:"-"`
+	// Eff is what the capability inherits from its packs, filled by NewSnapshot (nil before).
+	// Capabilities whose inheritance comes out the same (siblings with no enabled, tenants
+	// or acl of their own, typically) share one Effective: never modify it, assign a new one.
+	Eff *Effective `json:"-"`
 }
 
 // Effective is a capability's view after pack inheritance.

@@ -94,9 +94,13 @@ func encodeDefBinary(c *registry.Capability) []byte {
 	e.str(p.SchemaDigest)
 	e.str(c.Compatibility.AgentRuntime)
 	e.strs(c.Compatibility.Regions)
-	e.str(c.Behavior.LatencyClass)
-	e.str(c.Behavior.CostClass)
-	e.bool(c.Behavior.SupportsDryRun)
+	var bh registry.Behavior
+	if c.Behavior != nil {
+		bh = *c.Behavior
+	}
+	e.str(bh.LatencyClass)
+	e.str(bh.CostClass)
+	e.bool(bh.SupportsDryRun)
 	e.strs(c.Requirements.Credentials)
 	e.strs(c.Requirements.FeatureFlags)
 	e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(c.Requirements.MinBudget))
@@ -294,9 +298,9 @@ func decodeDefBinary(data []byte) (*registry.Capability, error) {
 	p.SchemaDigest = d.str()
 	c.Compatibility.AgentRuntime = d.str()
 	c.Compatibility.Regions = d.strs()
-	c.Behavior.LatencyClass = d.str()
-	c.Behavior.CostClass = d.str()
-	c.Behavior.SupportsDryRun = d.bool()
+	if bh := (registry.Behavior{LatencyClass: d.str(), CostClass: d.str(), SupportsDryRun: d.bool()}); !bh.IsZero() {
+		c.Behavior = &bh
+	}
 	c.Requirements.Credentials = d.strs()
 	c.Requirements.FeatureFlags = d.strs()
 	c.Requirements.MinBudget = d.float()

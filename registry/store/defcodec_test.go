@@ -18,7 +18,7 @@ import (
 func randomCap(r *rand.Rand) *registry.Capability {
 	c := new(registry.Capability)
 	fill(r, reflect.ValueOf(c).Elem(), 0)
-	c.Eff = registry.Effective{}
+	c.Eff = nil
 	return c
 }
 

@@ -183,7 +183,7 @@ func fullCap() *registry.Capability {
 		Provenance: registry.Provenance{Provider: "local", Source: "registry/maintenance/codex.yaml",
 			Imported: true, Format: "mcp", ReviewedAt: "2026-08-01"},
 		Compatibility: registry.Compatibility{AgentRuntime: ">=2.4", Regions: []string{"cn", "us"}},
-		Behavior:      registry.Behavior{LatencyClass: "interactive", CostClass: "low", SupportsDryRun: true},
+		Behavior:      &registry.Behavior{LatencyClass: "interactive", CostClass: "low", SupportsDryRun: true},
 		Requirements: registry.Requirements{Credentials: []string{"npm_token"},
 			FeatureFlags: []string{"codex_repair"}, MinBudget: 0.25},
 		Health:     registry.Health{Status: "degraded", CheckedAt: "2026-08-02T10:00:00Z", Message: "slow"},
