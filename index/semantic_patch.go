@@ -182,7 +182,7 @@ func (g *Generation) patchSparse(ctx context.Context) (bool, error) {
 		x.xpost = append(x.xpost, p...)
 	}
 	if len(x.xpost)*semPatchShare > len(x.post) {
-		x.compact()
+		x.compactSome()
 	}
 
 	// Common ids: a kept list keeps its own; a group takes the id of its first feature's
@@ -434,6 +434,39 @@ func (b *semPatchBuf) extend(xpost []uint32, need, size int) (*semPatchBuf, []ui
 	copy(nb.buf, xpost)
 	nb.used.Store(int64(n + need))
 	return nb, nb.buf[:n]
+}
+
+// compactSome lays out again the lists of a patch arena grown past 1/semPatchShare (s) of
+// the main arena (P postings). The lists a patch touches are mostly the same ones (the
+// common n-grams' lists are in most documents), so once they are in the patch arena the
+// main arena's other lists stay live, and copying only the patch arena's live lists (A
+// postings) into a new patch arena is cheaper: it costs A every (P/s - A)/t patches (t
+// postings touched a patch), against P every P/(s t) for laying everything out again
+// (compact), so it is done when A < P/(s+1) and less than P/s of the main arena is dead
+// (lists moved out of it), which bounds the dead postings as compact does.
+func (x *semIndex) compactSome() {
+	liveMain, liveX := 0, 0
+	for l := range x.lists {
+		if x.lists[l].start&semPatchArena != 0 {
+			liveX += int(x.lists[l].df)
+		} else {
+			liveMain += int(x.lists[l].df)
+		}
+	}
+	if (len(x.post)-liveMain)*semPatchShare > len(x.post) || liveX*(semPatchShare+1) >= len(x.post) {
+		x.compact()
+		return
+	}
+	nb := &semPatchBuf{buf: make([]uint32, 0, liveX+len(x.post)/semPatchShare)}
+	for l := range x.lists {
+		if sl := &x.lists[l]; sl.start&semPatchArena != 0 {
+			p := x.postings(sl)
+			sl.start = semPatchArena | uint32(len(nb.buf))
+			nb.buf = append(nb.buf, p...)
+		}
+	}
+	nb.used.Store(int64(len(nb.buf)))
+	x.xbuf, x.xpost = nb, nb.buf
 }
 
 // compact lays the lists out in one new arena, in list order, and empties the patch arena.
