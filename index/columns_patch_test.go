@@ -32,10 +32,7 @@ func TestColumnPatchSameAsBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	steps := 30
-	if testing.Short() {
-		steps = 12
-	}
+	const steps = 30
 	other := func() *registry.Capability { return snap.Caps[r.IntN(len(snap.Caps))] }
 	patched, built, moved := 0, 0, 0
 	for step := range steps {
