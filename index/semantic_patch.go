@@ -285,10 +285,6 @@ func (x *semIndex) touch(f uint32, changed []int, isChanged []bool, old, vecs []
 		op = x.postings(&sl)
 		oldMax = x.absMax[id]
 	}
-	type docValue struct {
-		d int
-		v float32
-	}
 	var cur []docValue // the changed documents' values now, in docID order
 	held := false      // a changed document held the largest value
 	var newMax float32
@@ -313,6 +309,10 @@ func (x *semIndex) touch(f uint32, changed []int, isChanged []bool, old, vecs []
 	}
 	t.absMax = newMax
 	requant := newMax != oldMax
+	if !requant && sameQuantized(op, changed, cur, newMax) {
+		t.post = op // the postings are the previous list's: it is kept (regroup)
+		return t
+	}
 	post := make([]uint32, 0, len(op)+len(cur))
 	emit := func(d int, v float32) {
 		post = append(post, uint32(d)<<8|uint32(uint8(quantize(v, newMax))))
@@ -352,6 +352,31 @@ func (x *semIndex) touch(f uint32, changed []int, isChanged []bool, old, vecs []
 	}
 	t.post = post
 	return t
+}
+
+// docValue is a document's value of a feature.
+type docValue struct {
+	d int
+	v float32
+}
+
+// sameQuantized reports whether the changed documents' postings of a feature, from their
+// values now (cur, in docID order) quantised by its largest value, are those of its
+// previous list (op): held by the same documents, with the same values.
+func sameQuantized(op []uint32, changed []int, cur []docValue, absMax float32) bool {
+	k := 0
+	for _, d := range changed {
+		j := searchDoc(op, uint32(d))
+		had := j < len(op) && int(op[j]>>8) == d
+		has := k < len(cur) && cur[k].d == d
+		if had != has || has && op[j] != uint32(d)<<8|uint32(uint8(quantize(cur[k].v, absMax))) {
+			return false
+		}
+		if has {
+			k++
+		}
+	}
+	return true
 }
 
 // searchDoc returns the index of the first posting of post whose document is d or later.
@@ -415,6 +440,14 @@ func (x *semIndex) regroup(ts []semTouched, vecs []embed.SparseVector, isChanged
 	}
 	for gi := range groups {
 		gr := &groups[gi]
+		if gr.from >= 0 {
+			// postings a touched feature kept (touch): its previous list, as it is
+			if op := x.postings(&x.lists[gr.from]); len(op) == len(gr.post) && &op[0] == &gr.post[0] {
+				gr.into = gr.from
+				members[gr.from]++ // the list is kept: no other group takes its common id
+				continue
+			}
+		}
 		if slices.ContainsFunc(gr.post, func(p uint32) bool { return isChanged[p>>8] }) {
 			continue // no untouched list holds a changed document
 		}

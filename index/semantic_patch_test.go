@@ -278,7 +278,9 @@ func TestSparsePatchSharedArena(t *testing.T) {
 // TestSparsePatchCompactsPatchArena patches a chain of summary edits until the patch arena
 // has been laid out again both ways — alone (the main arena shared, the patch arena
 // shrunk) and with everything (a new main arena) — comparing the index with a full build
-// by content and by answers at every step. It fails unless both happened.
+// by content and by answers at every step. It fails unless both happened, and unless some
+// feature of a changed document kept its list as it was (its postings unchanged: touch
+// and regroup keep the list, no copy).
 func TestSparsePatchCompactsPatchArena(t *testing.T) {
 	ctx := context.Background()
 	emb := embed.NewHashed()
@@ -291,7 +293,7 @@ func TestSparsePatchCompactsPatchArena(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func(s int) { semPatchShare = s }(semPatchShare)
-	alone, full := 0, 0
+	alone, full, kept := 0, 0, 0
 	for step := 0; step < 60 && (alone < 2 || full < 1); step++ {
 		// one document's lists hold a quarter of this small catalogue's postings: the
 		// patch arena is laid out alone when it may hold as many as the main arena, and
@@ -314,6 +316,20 @@ func TestSparsePatchCompactsPatchArena(t *testing.T) {
 			t.Fatalf("step %d: not patched", step)
 		}
 		px, x := &prev.sem, &got.sem
+		if step > 0 {
+			d, _ := next.DocID(c.ID)
+			for _, f := range prev.an.sparse[d].Idx {
+				oid, ok1 := px.feature(f)
+				id, ok2 := x.feature(f)
+				if !ok1 || !ok2 {
+					continue
+				}
+				a, b := px.postings(&px.lists[px.feats[oid].list]), x.postings(&x.lists[x.feats[id].list])
+				if _, held := valueOf(got.an.sparse[d], f); held && &a[0] == &b[0] {
+					kept++
+				}
+			}
+		}
 		switch {
 		case step == 0: // the first build of the chain assembles
 		case &x.post[0] != &px.post[0]:
@@ -343,8 +359,8 @@ func TestSparsePatchCompactsPatchArena(t *testing.T) {
 		}
 		prev, snap = got, next
 	}
-	if alone < 2 || full < 1 {
-		t.Fatalf("the patch arena was laid out alone %d times and with everything %d: want both", alone, full)
+	if alone < 2 || full < 1 || kept == 0 {
+		t.Fatalf("the patch arena was laid out alone %d times and with everything %d, %d lists of a changed document's features kept: want all", alone, full, kept)
 	}
-	t.Logf("patch arena laid out alone %d times, with everything %d", alone, full)
+	t.Logf("patch arena laid out alone %d times, with everything %d; %d lists of a changed document's features kept", alone, full, kept)
 }
