@@ -73,7 +73,7 @@ func TestIncrementalGenerationsSameAsRebuild(t *testing.T) {
 		{Tenant: "default", User: "v", Scopes: []string{"dev"}},
 	}
 	r := rand.New(rand.NewPCG(20, 3))
-	compared, ops, shared, lexShared, patched, semPatched, termsPatched := 0, 0, 0, 0, 0, 0, 0
+	compared, ops, shared, lexShared, patched, semPatched, termsPatched, colPatched, availColPatched := 0, 0, 0, 0, 0, 0, 0, 0, 0
 	// Deadlines no loaded host misses: a retriever that answers late makes a search partial,
 	// which is not what is compared here.
 	deadlines := map[string]time.Duration{}
@@ -224,6 +224,11 @@ func TestIncrementalGenerationsSameAsRebuild(t *testing.T) {
 			if !availOnly && cur.terms.Patched() {
 				termsPatched++
 			}
+			if cur.gen.Stats().ColumnsPatched {
+				if colPatched++; availOnly {
+					availColPatched++
+				}
+			}
 		}
 		e.Close()
 	}
@@ -233,8 +238,11 @@ func TestIncrementalGenerationsSameAsRebuild(t *testing.T) {
 	if termsPatched == 0 {
 		t.Error("no change patched the term cache")
 	}
-	t.Logf("%d sequences, %d operations (%d availability-only, %d sharing the lexicon, %d patching the lexical index, %d the semantic one, %d the term cache), %d rankings compared",
-		seqs, ops, shared, lexShared, patched, semPatched, termsPatched, compared)
+	if availColPatched == 0 || colPatched == availColPatched {
+		t.Errorf("%d changes patched the column view and pre-filter, %d of them availability-only: want some of each kind", colPatched, availColPatched)
+	}
+	t.Logf("%d sequences, %d operations (%d availability-only, %d sharing the lexicon, %d patching the lexical index, %d the semantic one, %d the term cache, %d the column view (%d availability-only)), %d rankings compared",
+		seqs, ops, shared, lexShared, patched, semPatched, termsPatched, colPatched, availColPatched, compared)
 }
 
 // TestImportRepeatedNewIDSameError checks that an import naming a new id twice fails as it

@@ -10,7 +10,8 @@ import (
 // WithAvailability returns the generation of snap, a snapshot that differs from g's only
 // in what decides availability (status, health, enabled, version, provenance: fields no
 // text index reads), built by sharing g's tree, exact, lexical, metadata and semantic
-// indexes and building only the column view and the pre-filter again. snap must hold the
+// indexes and patching the column view and the pre-filter for the changed documents
+// (building them again when the change alters their schema). snap must hold the
 // same ids in the same order, with the same resource types; otherwise it is an error and
 // the caller builds in full. g stays usable and unchanged (searches in flight keep it).
 func (g *Generation) WithAvailability(snap *registry.Snapshot) (*Generation, error) {
@@ -34,8 +35,12 @@ func (g *Generation) WithAvailability(snap *registry.Snapshot) (*Generation, err
 	ng.snap, ng.cols, ng.filter = snap, &colView{}, &filterIndex{}
 	ng.stats.ColumnRestored, ng.stats.LexicalPatched, ng.stats.SemanticPatched = false, false, false
 	t := time.Now()
-	if err := ng.buildColumns(nil); err != nil {
-		return nil, err
+	ng.stats.ColumnsPatched = ng.patchColumns(g)
+	if !ng.stats.ColumnsPatched {
+		ng.cols = &colView{}
+		if err := ng.buildColumns(nil); err != nil {
+			return nil, err
+		}
 	}
 	ng.stats.Columns = time.Since(t)
 	ng.stats.Total = time.Since(start)

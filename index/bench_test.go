@@ -223,7 +223,7 @@ func BenchmarkBuildColumnRestore(b *testing.B) {
 					}
 					c.Close()
 				} else {
-					c, err := v.newCollection(len(v.rows))
+					c, err := v.newCollection(v.n)
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -75,7 +75,7 @@ type colView struct {
 	mu   sync.Mutex // serialises Snapshot calls (kelindar allows one at a time)
 	coll *column.Collection
 
-	rows     []row          // the rows
+	rows     rowChunks      // the rows, by docID
 	n        int            // number of rows
 	osNames  []string       // distinct os names, sorted
 	tenants  []string       // distinct tenant names (other than "*"), sorted
@@ -83,6 +83,14 @@ type colView struct {
 	schema   uint64         // hash of column and index names
 	restored bool
 	byName   map[string]colIndex // the bitmap indexes by name, while the filter is built
+
+	// What a patch of the rows (columns_patch.go) needs to keep the schema a build gives:
+	// the number of documents naming each OS and tenant (parallel to osNames and tenants),
+	// the class of each ACL key and each class's first document. Read-only once built;
+	// a patch that changes them copies them.
+	osCount, tenantCount []int32
+	aclIdx               map[string]int
+	aclFirst             []int32
 }
 
 func joinSorted(list []string) string {
@@ -113,32 +121,22 @@ func seRank(c *registry.Capability) int {
 // prepareRows computes the rows, the schema and the fingerprints from the snapshot.
 func (v *colView) prepareRows(snap *registry.Snapshot) {
 	v.n = len(snap.Caps)
-	v.rows = make([]row, len(snap.Caps))
-	osSet, tenantSet := map[string]bool{}, map[string]bool{}
-	aclIdx := map[string]int{}
+	v.rows = newRowChunks(v.n)
+	osSet, tenantSet := map[string]int32{}, map[string]int32{}
+	v.aclIdx = map[string]int{}
 	for i, c := range snap.Caps {
 		// Only the discover list and the deny list decide the discover gate.
 		k := aclKey(c.Eff.ACL)
-		cls, ok := aclIdx[k]
+		cls, ok := v.aclIdx[k]
 		if !ok {
 			cls = len(v.acls)
-			aclIdx[k] = cls
+			v.aclIdx[k] = cls
 			v.acls = append(v.acls, registry.ACL{Discover: c.Eff.ACL.Discover, Deny: c.Eff.ACL.Deny})
+			v.aclFirst = append(v.aclFirst, int32(i))
 		}
-		for _, o := range c.SupportedOS {
-			osSet[o] = true
-		}
-		for _, t := range c.Eff.Tenants {
-			if t != "*" {
-				tenantSet[t] = true
-			}
-		}
-		v.rows[i] = row{
-			id: c.ID, typ: string(c.ResourceType), pack: registry.Parent(c.ID), capType: c.CapabilityType,
-			domain: c.Domain, se: string(c.SideEffect), risk: string(c.RiskLevel), status: string(c.Status),
-			os: joinSorted(c.SupportedOS), tenants: joinSorted(c.Eff.Tenants),
-			seRank: seRank(c), acl: cls, version: c.Version, confirm: c.RequiresConfirmation, enabled: c.Eff.Enabled,
-		}
+		forDistinct(c.SupportedOS, func(o string) { osSet[o]++ })
+		forTenants(c, func(t string) { tenantSet[t]++ })
+		*v.rows.at(i) = makeRow(c, cls)
 	}
 	for o := range osSet {
 		v.osNames = append(v.osNames, o)
@@ -148,20 +146,62 @@ func (v *colView) prepareRows(snap *registry.Snapshot) {
 	}
 	slices.Sort(v.osNames)
 	slices.Sort(v.tenants)
+	v.osCount = make([]int32, len(v.osNames))
+	for i, o := range v.osNames {
+		v.osCount[i] = osSet[o]
+	}
+	v.tenantCount = make([]int32, len(v.tenants))
+	for i, t := range v.tenants {
+		v.tenantCount[i] = tenantSet[t]
+	}
+	v.schema = v.schemaHash()
+}
 
+// makeRow is capability c's row, of ACL class cls.
+func makeRow(c *registry.Capability, cls int) row {
+	return row{
+		id: c.ID, typ: string(c.ResourceType), pack: registry.Parent(c.ID), capType: c.CapabilityType,
+		domain: c.Domain, se: string(c.SideEffect), risk: string(c.RiskLevel), status: string(c.Status),
+		os: joinSorted(c.SupportedOS), tenants: joinSorted(c.Eff.Tenants),
+		seRank: seRank(c), acl: cls, version: c.Version, confirm: c.RequiresConfirmation, enabled: c.Eff.Enabled,
+	}
+}
+
+// forDistinct calls fn once with each distinct value of list.
+func forDistinct(list []string, fn func(string)) {
+	for i, x := range list {
+		if !slices.Contains(list[:i], x) {
+			fn(x)
+		}
+	}
+}
+
+// forTenants calls fn once with each distinct effective tenant of c other than "*": the
+// tenants that have an index of their own.
+func forTenants(c *registry.Capability, fn func(string)) {
+	forDistinct(c.Eff.Tenants, func(t string) {
+		if t != "*" {
+			fn(t)
+		}
+	})
+}
+
+// schemaHash is the hash of the view's index names.
+func (v *colView) schemaHash() uint64 {
 	h := fnv.New64a()
 	for _, name := range v.indexNames() {
 		io.WriteString(h, name)
 		h.Write([]byte{0})
 	}
-	v.schema = h.Sum64()
+	return h.Sum64()
 }
 
 // contentHash is the fingerprint of every row value (ColumnSnapshot, restore).
 func (v *colView) contentHash() uint64 {
 	h := fnv.New64a()
 	var num [8]byte
-	for _, r := range v.rows {
+	for i := range v.n {
+		r := v.rows.at(i)
 		for _, s := range [...]string{r.id, r.typ, r.pack, r.capType, r.domain, r.se, r.risk, r.status, r.os, r.tenants} {
 			io.WriteString(h, s)
 			h.Write([]byte{0})
@@ -269,7 +309,7 @@ func (v *colView) collection() (*column.Collection, error) {
 	if v.coll != nil {
 		return v.coll, nil
 	}
-	coll, err := v.newCollection(len(v.rows))
+	coll, err := v.newCollection(v.n)
 	if err != nil {
 		return nil, fmt.Errorf("index: column view: %w", err)
 	}
@@ -284,8 +324,8 @@ func (v *colView) collection() (*column.Collection, error) {
 
 func (v *colView) insertRows(coll *column.Collection) error {
 	return coll.Query(func(txn *column.Txn) error {
-		for i := range v.rows {
-			r := &v.rows[i]
+		for i := range v.n {
+			r := v.rows.at(i)
 			var at uint32
 			err := txn.InsertKey(r.id, func(w column.Row) error {
 				at = w.Index()
@@ -378,10 +418,10 @@ func (v *colView) restore(b []byte, gen uint64) (coll *column.Collection, err er
 		return nil, fmt.Errorf("%w: format %d", errColumnMismatch, format)
 	case sgen != gen:
 		return nil, fmt.Errorf("%w: registry generation %d, want %d", errColumnMismatch, sgen, gen)
-	case n != uint64(len(v.rows)) || schema != v.schema || content != v.contentHash():
+	case n != uint64(v.n) || schema != v.schema || content != v.contentHash():
 		return nil, fmt.Errorf("%w: rows changed", errColumnMismatch)
 	}
-	c, err := v.newCollection(len(v.rows))
+	c, err := v.newCollection(v.n)
 	if err != nil {
 		return nil, err
 	}
@@ -406,8 +446,8 @@ func (v *colView) restore(b []byte, gen uint64) (coll *column.Collection, err er
 // check verifies that every row of coll sits at its docID with the prepared values the
 // filter reads.
 func (v *colView) check(coll *column.Collection) error {
-	if coll.Count() != len(v.rows) {
-		return fmt.Errorf("%w: %d rows, want %d", errColumnMismatch, coll.Count(), len(v.rows))
+	if coll.Count() != v.n {
+		return fmt.Errorf("%w: %d rows, want %d", errColumnMismatch, coll.Count(), v.n)
 	}
 	var bad error
 	coll.Query(func(txn *column.Txn) error {
@@ -420,7 +460,11 @@ func (v *colView) check(coll *column.Collection) error {
 			d, _ := doc.Get()
 			a, _ := acl.Get()
 			t, _ := tenants.Get()
-			if int(i) >= len(v.rows) || d != i || id != v.rows[i].id || a != v.rows[i].acl || t != v.rows[i].tenants {
+			if int(i) >= v.n {
+				bad = fmt.Errorf("%w: row %d holds %q", errColumnMismatch, i, id)
+				return
+			}
+			if r := v.rows.at(int(i)); d != i || id != r.id || a != r.acl || t != r.tenants {
 				bad = fmt.Errorf("%w: row %d holds %q", errColumnMismatch, i, id)
 			}
 		})
@@ -441,8 +485,8 @@ func (v *colView) forEach(index string, fn func(uint32)) {
 	if !ok {
 		return
 	}
-	for i := range v.rows {
-		if ix.fromRow(&v.rows[i]) {
+	for i := range v.n {
+		if ix.fromRow(v.rows.at(i)) {
 			fn(uint32(i))
 		}
 	}

@@ -107,6 +107,10 @@ type BuildStats struct {
 	// LexicalPatched is true when the lexical index was patched from Options.Reuse's (a text
 	// change that kept every docID) rather than assembled.
 	LexicalPatched bool
+	// ColumnsPatched is true when the column view's rows and the pre-filter were patched
+	// from Options.Reuse's (or, for WithAvailability, the generation's) for the changed
+	// documents rather than computed for every one (columns_patch.go).
+	ColumnsPatched bool
 	// SemanticPatched is true when the sparse semantic index was patched from
 	// Options.Reuse's (a text change that kept every docID) rather than assembled.
 	SemanticPatched bool
@@ -148,7 +152,13 @@ func Build(ctx context.Context, snap *registry.Snapshot, opts Options) (*Generat
 		d  *time.Duration
 		fn func() error
 	}{
-		{&g.stats.Columns, func() error { return g.buildColumns(opts.ColumnSnapshot) }},
+		{&g.stats.Columns, func() error {
+			if g.shared != nil && len(opts.ColumnSnapshot) == 0 && g.patchColumns(g.shared) {
+				g.stats.ColumnsPatched = true
+				return nil
+			}
+			return g.buildColumns(opts.ColumnSnapshot)
+		}},
 		{&g.stats.Tree, func() error {
 			if g.sharable(sameTree) {
 				g.tree = g.shared.tree

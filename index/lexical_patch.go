@@ -87,10 +87,6 @@ func (g *Generation) patchLexical(ctx context.Context) error {
 	x.norms.flen = slices.Clone(px.norms.flen)
 
 	// the entries each changed document has now, by term id, in field order
-	type docEntries struct {
-		d   uint32
-		ftf []uint32
-	}
 	adds := map[uint32][]docEntries{}
 	touched := map[uint32]bool{} // terms whose list changes
 	isChanged := make(map[uint32]bool, len(changed))
@@ -166,6 +162,9 @@ func (g *Generation) patchLexical(ctx context.Context) error {
 		}
 		add := adds[t]
 		slices.SortFunc(add, func(a, b docEntries) int { return int(a.d) - int(b.d) })
+		if sameEntries(odocs, oftf, add, isChanged) {
+			continue // the list as it was (its df and idf too): kept, shared
+		}
 		var l lexList
 		k := 0
 		emit := func(e docEntries) {
@@ -223,6 +222,34 @@ func (g *Generation) patchLexical(ctx context.Context) error {
 	g.stats.Terms, g.stats.Postings, g.stats.LexicalPatched = live, postings, true
 	g.an.terms = live
 	return nil
+}
+
+// docEntries is a document's entries of a term (lexIndex.ftf).
+type docEntries struct {
+	d   uint32
+	ftf []uint32
+}
+
+// sameEntries reports whether the changed documents' entries of a term now (add, in docID
+// order) are those its list (docs, ftf) holds for them: held by the same documents, with
+// the same fields and term frequencies.
+func sameEntries(docs, ftf []uint32, add []docEntries, isChanged map[uint32]bool) bool {
+	k, e := 0, 0
+	for _, d := range docs {
+		start := e
+		for ftf[e]&ftfMore != 0 {
+			e++
+		}
+		e++
+		if !isChanged[d] {
+			continue
+		}
+		if k == len(add) || add[k].d != d || !slices.Equal(add[k].ftf, ftf[start:e]) {
+			return false
+		}
+		k++
+	}
+	return k == len(add)
 }
 
 // remove takes a document's field lengths out of the sums.

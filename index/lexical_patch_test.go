@@ -90,3 +90,65 @@ func searchedConcurrently(t *testing.T, got, want *Generation, queries []string)
 		t.Error(e)
 	}
 }
+
+// TestLexicalPatchKeepsUnchangedLists edits summaries and checks that the terms of a changed
+// document whose entries came out the same (its title's words) keep their lists, shared
+// with the previous generation, and that the index is a full build's (lexDiff). It fails
+// if no such list was kept.
+func TestLexicalPatchKeepsUnchangedLists(t *testing.T) {
+	ctx := context.Background()
+	snap, err := registry.NewSnapshot(1, testcat.GenerateCatalog(300, 21))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev, err := Build(ctx, snap, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, copied := 0, 0
+	for step := range 6 {
+		c := snap.Caps[(step*53)%len(snap.Caps)].Clone()
+		c.Summary += fmt.Sprintf(" zqkept%d", step)
+		next, err := snap.Apply(snap.Generation+1, []*registry.Capability{c}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Build(ctx, next, Options{Reuse: prev})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Build(ctx, next, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := lexDiff(&got.lex, &want.lex); d != "" {
+			t.Fatalf("step %d: %s", step, d)
+		}
+		if got.stats.LexicalPatched {
+			d, _ := next.DocID(c.ID)
+			for _, v := range got.an.lex[d].vterms {
+				term := got.an.voc.Term(v)
+				id, ok := got.lex.dict[term]
+				if !ok {
+					id, ok = got.lex.more[term]
+				}
+				if !ok || int(id) >= len(prev.lex.df) {
+					copied++ // a term new to the index
+					continue
+				}
+				a, _ := prev.lex.list(id)
+				b, _ := got.lex.list(id)
+				if len(a) > 0 && len(b) > 0 && &a[0] == &b[0] {
+					kept++
+				} else {
+					copied++
+				}
+			}
+		}
+		prev, snap = got, next
+	}
+	if kept == 0 || copied == 0 {
+		t.Fatalf("%d lists of a changed document's terms kept, %d made again: want some of each", kept, copied)
+	}
+	t.Logf("%d lists of a changed document's terms kept, %d made again", kept, copied)
+}

@@ -25,10 +25,17 @@ func reuseOf(prev *Generation, snap *registry.Snapshot) []int32 {
 		return nil
 	}
 	out := make([]int32, len(snap.Caps))
+	old := prev.snap.Caps
 	for d, c := range snap.Caps {
 		out[d] = -1
-		if pd, ok := prev.snap.DocID(c.ID); ok && prev.snap.Caps[pd] == c {
-			out[d] = int32(pd)
+		switch {
+		case d < len(old) && old[d] == c: // the same capability at the same docID (ids are unique)
+			out[d] = int32(d)
+		case d < len(old) && len(old) == len(snap.Caps) && old[d].ID == c.ID: // changed, not moved
+		default:
+			if pd, ok := prev.snap.DocID(c.ID); ok && old[pd] == c {
+				out[d] = int32(pd)
+			}
 		}
 	}
 	return out

@@ -274,3 +274,93 @@ func TestSparsePatchSharedArena(t *testing.T) {
 		t.Fatal("not exactly one of two patches of one generation extends its patch arena")
 	}
 }
+
+// TestSparsePatchCompactsPatchArena patches a chain of summary edits until the patch arena
+// has been laid out again both ways — alone (the main arena shared, the patch arena
+// shrunk) and with everything (a new main arena) — comparing the index with a full build
+// by content and by answers at every step. It fails unless both happened, and unless some
+// feature of a changed document kept its list as it was (its postings unchanged: touch
+// and regroup keep the list, no copy).
+func TestSparsePatchCompactsPatchArena(t *testing.T) {
+	ctx := context.Background()
+	emb := embed.NewHashed()
+	snap, err := registry.NewSnapshot(1, testcat.GenerateCatalog(900, 13))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev, err := Build(ctx, snap, Options{Embedder: emb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(s int) { semPatchShare = s }(semPatchShare)
+	alone, full, kept := 0, 0, 0
+	for step := 0; step < 60 && (alone < 2 || full < 1); step++ {
+		// one document's lists hold a quarter of this small catalogue's postings: the
+		// patch arena is laid out alone when it may hold as many as the main arena, and
+		// everything when a quarter
+		semPatchShare = 1
+		if alone >= 2 {
+			semPatchShare = 4
+		}
+		c := snap.Caps[337].Clone() // one document: the lists it touches stay in the patch arena
+		c.Summary += fmt.Sprintf(" kept words wug%d", step)
+		next, err := snap.Apply(snap.Generation+1, []*registry.Capability{c}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Build(ctx, next, Options{Embedder: emb, Reuse: prev})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if step > 0 && !got.stats.SemanticPatched {
+			t.Fatalf("step %d: not patched", step)
+		}
+		px, x := &prev.sem, &got.sem
+		if step > 0 {
+			d, _ := next.DocID(c.ID)
+			for _, f := range prev.an.sparse[d].Idx {
+				oid, ok1 := px.feature(f)
+				id, ok2 := x.feature(f)
+				if !ok1 || !ok2 {
+					continue
+				}
+				a, b := px.postings(&px.lists[px.feats[oid].list]), x.postings(&x.lists[x.feats[id].list])
+				if _, held := valueOf(got.an.sparse[d], f); held && &a[0] == &b[0] {
+					kept++
+				}
+			}
+		}
+		switch {
+		case step == 0: // the first build of the chain assembles
+		case &x.post[0] != &px.post[0]:
+			full++
+		case len(x.xpost) < len(px.xpost):
+			alone++
+		}
+		want, err := Build(ctx, next, Options{Embedder: emb})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := semDiff(&got.sem, &want.sem); d != "" {
+			t.Fatalf("step %d: %s", step, d)
+		}
+		for _, q := range []string{c.Summary, next.Caps[step%len(next.Caps)].Summary, "kept words"} {
+			a, err := got.Retrieve(ctx, Semantic, &Query{Text: q}, nil, 20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := want.Retrieve(ctx, Semantic, &Query{Text: q}, nil, 20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(a, b) {
+				t.Fatalf("step %d: %q: %v, full build %v", step, q, a, b)
+			}
+		}
+		prev, snap = got, next
+	}
+	if alone < 2 || full < 1 || kept == 0 {
+		t.Fatalf("the patch arena was laid out alone %d times and with everything %d, %d lists of a changed document's features kept: want all", alone, full, kept)
+	}
+	t.Logf("patch arena laid out alone %d times, with everything %d; %d lists of a changed document's features kept", alone, full, kept)
+}
