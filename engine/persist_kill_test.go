@@ -26,7 +26,7 @@ func TestReopenAfterKillBeforeClose(t *testing.T) {
 	before := e.Generation()
 	d := e.Snapshot().Caps[9].Clone()
 	d.Version++
-	d.Eff = registry.Effective{}
+	d.Eff = nil
 	d.Summary = "zqkilled a summary no capability had"
 	if err := e.Put(ctx, d, "test"); err != nil {
 		t.Fatal(err)

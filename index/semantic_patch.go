@@ -338,7 +338,7 @@ func (x *semIndex) touch(ctx context.Context, f uint32, changed []int, isChanged
 	requant := newMax != oldMax
 	if !requant && sameQuantized(op, changed, cur, newMax) {
 		t.post = op // the postings are the previous list's: it is kept (regroup)
-		return t
+		return t, nil
 	}
 	post := make([]uint32, 0, len(op)+len(cur))
 	emit := func(d int, v float32) {
