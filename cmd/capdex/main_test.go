@@ -157,3 +157,38 @@ func TestCLIImportIsAllOrNothing(t *testing.T) {
 		t.Fatalf("imported definition: %+v", show)
 	}
 }
+
+// TestCLIReimportKeepsGates: README's second import (no --execute) must not revoke the
+// execute gate the first import gave; a flag given again still changes it.
+func TestCLIReimportKeepsGates(t *testing.T) {
+	home := t.TempDir()
+	dir := t.TempDir()
+	v1 := filepath.Join(dir, "tools.json")
+	v2 := filepath.Join(dir, "tools-v2.json")
+	os.WriteFile(v1, []byte(`[{"type":"function","function":{"name":"get_weather","description":"Get the weather for a city.","parameters":{"type":"object"}}}]`), 0o644)
+	os.WriteFile(v2, []byte(`[{"type":"function","function":{"name":"get_weather","description":"Get the weather for a city, hourly.","parameters":{"type":"object"}}}]`), 0o644)
+	if _, errs, code := cli(t, home, "import", v1, "--format", "openai", "--pack", "myapp", "--no-examples", "--execute", "dev"); code != 0 {
+		t.Fatalf("first import: exit %d %s", code, errs)
+	}
+	out, errs, code := cli(t, home, "import", v2, "--format", "openai", "--pack", "myapp", "--prune")
+	if code != 0 {
+		t.Fatalf("re-import: exit %d %s", code, errs)
+	}
+	if !strings.Contains(out, "execute dev") {
+		t.Errorf("re-import summary does not say the kept gate: %s", out)
+	}
+	var pack struct {
+		ACL struct{ Execute []string } `json:"acl"`
+	}
+	cliJSON(t, home, &pack, "show", "myapp")
+	if len(pack.ACL.Execute) != 1 || pack.ACL.Execute[0] != "dev" {
+		t.Fatalf("re-import without --execute changed the pack's execute gate to %v", pack.ACL.Execute)
+	}
+	if _, errs, code := cli(t, home, "import", v1, "--format", "openai", "--pack", "myapp", "--execute", "ops"); code != 0 {
+		t.Fatalf("third import: exit %d %s", code, errs)
+	}
+	cliJSON(t, home, &pack, "show", "myapp")
+	if len(pack.ACL.Execute) != 1 || pack.ACL.Execute[0] != "ops" {
+		t.Fatalf("--execute ops on a re-import gave %v", pack.ACL.Execute)
+	}
+}
