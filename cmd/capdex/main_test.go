@@ -139,6 +139,10 @@ func TestCLIImportIsAllOrNothing(t *testing.T) {
 	if code != exitUsage || !strings.Contains(errs, "tools[1].name") {
 		t.Fatalf("import of a bad catalogue: exit %d (%s)", code, errs)
 	}
+	// the location is the file given, not the catalogue's source name ("weather:3:")
+	if !strings.Contains(errs, cat+":3:") || strings.Contains(errs, "weather:") {
+		t.Errorf("import error does not locate the problem in %s: %s", cat, errs)
+	}
 	var after []map[string]any
 	cliJSON(t, home, &after, "list")
 	if len(after) != len(before) {

@@ -135,6 +135,15 @@ func cmdImport(ctx context.Context, env *cliEnv, args []string) error {
 	// under another file name is the same definitions
 	caps, err := registry.ImportWith(f, registry.ImportOptions{Format: *format, Pack: *pack, Provider: "import", Source: name, ACL: acl,
 		Logger: slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	var lerrs registry.LintErrors
+	if errors.As(err, &lerrs) {
+		// the importer locates problems in opts.Source, the catalogue's name (the pack by
+		// default); the person needs the file they gave
+		for i := range lerrs {
+			lerrs[i].File = path
+		}
+		return usageError{err}
+	}
 	if err != nil {
 		return usageError{fmt.Errorf("%s: %w", path, err)}
 	}
