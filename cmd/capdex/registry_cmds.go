@@ -194,7 +194,8 @@ func cmdImport(ctx context.Context, env *cliEnv, args []string) error {
 
 // keepStoredGates gives each imported pack that an earlier import of the same source
 // stored the stored pack's gates for every gate not in given (the flags and environment
-// variables set on this command line).
+// variables set on this command line), and a pack stored otherwise (which the import joins
+// as it is) its own gates, so that the summary line says what applies.
 func keepStoredGates(e *engine.Engine, caps []*registry.Capability, source string, given map[string]bool) error {
 	for _, c := range caps {
 		if c.ResourceType != registry.TypePack {
@@ -208,6 +209,7 @@ func keepStoredGates(e *engine.Engine, caps []*registry.Capability, source strin
 			return err
 		}
 		if !old.Provenance.Imported || old.Provenance.Source != source {
+			c.ACL = old.ACL // a pack of its own is joined as it is (engine.ImportRefresh)
 			continue
 		}
 		if !given["discover"] {
@@ -227,9 +229,18 @@ func keepStoredGates(e *engine.Engine, caps []*registry.Capability, source strin
 func packGates(caps []*registry.Capability) []string {
 	var lines []string
 	per := map[string][]string{}
+	packs := map[string]bool{}
+	for _, c := range caps {
+		if c.ResourceType == registry.TypePack {
+			packs[c.ID] = true
+		}
+	}
 	for _, c := range caps {
 		if c.ResourceType != registry.TypePack {
 			continue
+		}
+		if i := strings.LastIndexByte(c.ID, '.'); i > 0 && packs[c.ID[:i]] && c.ACL.IsZero() {
+			continue // inherits its parent's gates
 		}
 		l := fmt.Sprintf("discover %s, describe %s, execute %s", gateWords(c.ACL.Discover), gateWords(c.ACL.Describe), gateWords(c.ACL.Execute))
 		if per[l] == nil {
