@@ -109,6 +109,8 @@ func TestCLIBadInputExitsTwo(t *testing.T) {
 		{"bad identity", []string{"search", "--as", "nobody", "codex"}, "--as"},
 		{"lint errors", []string{"lint", bad}, "x.yaml"},
 		{"run args not json", []string{"run", "demo.echo", "--args", "{nope"}, "--args"},
+		{"run args: where the JSON breaks", []string{"run", "demo.echo", "--args", `{"a": 1,}`}, "byte offset 9"},
+		{"run args not an object", []string{"run", "demo.echo", "--args", "[1]"}, "want an object"},
 		{"show bad id", []string{"show", "Not An Id"}, "not a capability id"},
 		{"eval without inputs", []string{"eval"}, "--tools"},
 		{"calibrate model without sets", []string{"calibrate", "model", "--cases", "x.jsonl"}, "--eval"},
