@@ -465,7 +465,9 @@ func TestPositionsAreReleased(t *testing.T) {
 // definition that leaves resource_type out is what its id key says (it was refused as
 // "resource_type is required", then "handler is only valid on an action" on an action_id).
 func TestLoadTypeFromIDKey(t *testing.T) {
-	drop := func(s string) string { return strings.Replace(s, "resource_type: "+strings.SplitN(s, "_id", 2)[0]+"\n", "", 1) }
+	drop := func(s string) string {
+		return strings.Replace(s, "resource_type: "+strings.SplitN(s, "_id", 2)[0]+"\n", "", 1)
+	}
 	fsys := fstest.MapFS{
 		"reg/a.yaml": &fstest.MapFile{Data: []byte(drop(packA))},
 		"reg/b.yaml": &fstest.MapFile{Data: []byte(drop(actionAB))},
