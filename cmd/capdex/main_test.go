@@ -198,3 +198,19 @@ func TestCLIReimportKeepsGates(t *testing.T) {
 		t.Fatalf("--execute ops on a re-import gave %v", pack.ACL.Execute)
 	}
 }
+
+// TestCLISaysWhenItSeedsTheDemo: the demo registry is seeded once, when a data directory is
+// created; the command that does it says so (a user whose first --no-examples import
+// failed, then ran list, got the demo for good without a word).
+func TestCLISaysWhenItSeedsTheDemo(t *testing.T) {
+	home := t.TempDir()
+	if _, errs, code := cli(t, home, "list"); code != 0 || !strings.Contains(errs, "seeded with the demo registry") || !strings.Contains(errs, "--no-examples") {
+		t.Fatalf("first list: exit %d, stderr %q", code, errs)
+	}
+	if _, errs, _ := cli(t, home, "list"); strings.Contains(errs, "seeded") {
+		t.Fatalf("second list says it seeded again: %q", errs)
+	}
+	if _, errs, _ := cli(t, t.TempDir(), "list", "--no-examples"); strings.Contains(errs, "seeded") {
+		t.Fatalf("--no-examples says it seeded: %q", errs)
+	}
+}
