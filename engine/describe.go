@@ -148,7 +148,9 @@ func (e *Engine) Describe(ctx context.Context, id string, rc registry.RuntimeCon
 	}
 	switch c.ResourceType {
 	case registry.TypeAction:
-		d.NextStep = &registry.NextStep{Tool: "capability_run", Arguments: map[string]string{"resource_id": c.ID, "version": fmt.Sprint(c.Version)}}
+		// the version pinned as id@N: next_step's arguments are strings, and capability_run
+		// refuses a string version
+		d.NextStep = &registry.NextStep{Tool: "capability_run", Arguments: map[string]string{"resource_id": fmt.Sprintf("%s@%d", c.ID, c.Version)}}
 	case registry.TypePack:
 		l, err := e.List(ctx, c.ID, rc)
 		if err == nil {

@@ -21,8 +21,10 @@ type RefreshSummary struct {
 // (version aside) is left alone, a changed one is stored as the next version (audited), a
 // new one is created. With prune, the capabilities imported before from the same source
 // (provenance.source) that caps no longer holds are deleted, all at once; a pack that
-// still holds something else is kept. Each cap's version is set here; caps themselves are
-// not modified.
+// still holds something else is kept. An id that a definition not imported from source
+// holds is not overwritten: a pack of that id is joined as it is, any other capability
+// refuses the whole import (ErrInvalidRequest, naming them). Each cap's version is set
+// here; caps themselves are not modified.
 func (e *Engine) ImportRefresh(ctx context.Context, caps []*registry.Capability, source string, prune bool, actor string) (RefreshSummary, error) {
 	var sum RefreshSummary
 	e.adminMu.Lock()
@@ -37,11 +39,25 @@ func (e *Engine) ImportRefresh(ctx context.Context, caps []*registry.Capability,
 	}
 	in := make(map[string]bool, len(caps))
 	var put []*registry.Capability
+	var taken []string
 	for _, c := range caps {
 		in[c.ID] = true
 		x := c.Clone()
 		old := stored[c.ID]
 		switch {
+		case old != nil && !(old.Provenance.Imported && old.Provenance.Source == source):
+			// the id belongs to a definition of its own (a registry file, another
+			// catalogue): a pack is joined as it is, an action is never overwritten
+			if c.ResourceType == registry.TypePack && old.ResourceType == registry.TypePack {
+				sum.Unchanged = append(sum.Unchanged, c.ID)
+				continue
+			}
+			owner := "a registry definition"
+			if old.Provenance.Imported {
+				owner = fmt.Sprintf("the import of source %q", old.Provenance.Source)
+			}
+			taken = append(taken, fmt.Sprintf("%s (%s v%d, from %s)", c.ID, old.ResourceType, old.Version, owner))
+			continue
 		case old == nil:
 			x.Version = max(x.Version, 1)
 			sum.Created = append(sum.Created, c.ID)
@@ -55,6 +71,11 @@ func (e *Engine) ImportRefresh(ctx context.Context, caps []*registry.Capability,
 			sum.Updated = append(sum.Updated, c.ID)
 		}
 		put = append(put, x)
+	}
+	if len(taken) > 0 {
+		e.adminMu.Unlock()
+		return sum, fmt.Errorf("%w: source %q would overwrite %d capabilities it does not own: %s; import under another --pack, or delete them first",
+			ErrInvalidRequest, source, len(taken), strings.Join(taken, ", "))
 	}
 	var gone []string
 	if prune {

@@ -669,9 +669,22 @@ func (im *importer) build(tools []foreignTool) []*Capability {
 	im.used = make(map[string]bool)
 	im.packs = make(map[string]string)
 	im.origin = make(map[*Capability]*foreignTool)
+	first := map[string]*foreignTool{}
 	for i := range tools {
-		if t := &tools[i]; strings.TrimSpace(t.ext) == "" {
+		t := &tools[i]
+		if strings.TrimSpace(t.ext) == "" {
 			im.fail(t, 0, "name", "tool has no name")
+			continue
+		}
+		// one tool list (OpenAI, Anthropic, MCP) names each tool once: a second tool of the
+		// same name would be a second action answering to the same upstream name
+		if im.format == FormatJSONL {
+			continue
+		}
+		if f := first[t.ext]; f != nil {
+			im.fail(t, 0, "name", "duplicate tool name %q (first at %s, line %d)", t.ext, f.path, f.line)
+		} else {
+			first[t.ext] = t
 		}
 	}
 	if len(im.errs) > 0 {

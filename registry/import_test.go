@@ -310,6 +310,8 @@ func TestImportBadInput(t *testing.T) {
 			wantLine: 3, wantField: "tools[1].function.name", wantMsg: "want string, got number"},
 		{name: "wrong type in mcp annotations", format: FormatMCP, input: `{"tools": [{"name": "a", "annotations": {"readOnlyHint": "yes"}}]}`,
 			wantLine: 1, wantField: "tools[0].annotations.readOnlyHint", wantMsg: "want bool, got string"},
+		{name: "duplicate tool name", format: FormatMCP, input: "{\"tools\": [\n{\"name\": \"x\", \"description\": \"a\"},\n{\"name\": \"x\", \"description\": \"b\"}]}",
+			wantLine: 3, wantID: "x", wantField: "tools[1].name", wantMsg: `duplicate tool name "x" (first at tools[0], line 2)`},
 		{name: "tool without a name", format: FormatAnthropic, input: `[{"description": "nameless"}]`,
 			wantLine: 1, wantField: "tools[0].name", wantMsg: "tool has no name"},
 		{name: "malformed JSON line", format: FormatJSONL, input: "{\"id\": \"a\"}\n{\"id\": \n{\"id\": \"c\"}\n", wantLine: 2, wantMsg: "malformed JSON line: unexpected end of JSON input"},

@@ -524,7 +524,9 @@ func (d *decoder) definition(n *yaml.Node) *Capability {
 	}
 	switch want := strings.TrimSuffix(d.pos.idKey, "_id"); {
 	case d.pos.idKey == "" || d.pos.idKey == "id":
-	case c.ResourceType != "" && string(c.ResourceType) != want:
+	case c.ResourceType == "":
+		c.ResourceType = ResourceType(want) // action_id names an action, as it says
+	case string(c.ResourceType) != want:
 		d.fail("resource_type", d.pos.lineOf("resource_type"), "%s names %s but resource_type is %q", d.pos.idKey, withArticle(want), c.ResourceType)
 		c.ResourceType = "" // which one is meant is unknown: check no type-specific rules
 	}

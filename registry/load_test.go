@@ -460,3 +460,30 @@ func TestPositionsAreReleased(t *testing.T) {
 		t.Errorf("positions still holds %d entries after the capabilities were dropped", got)
 	}
 }
+
+// TestLoadTypeFromIDKey: pack_id, action_id and recipe_id name the resource type, so a
+// definition that leaves resource_type out is what its id key says (it was refused as
+// "resource_type is required", then "handler is only valid on an action" on an action_id).
+func TestLoadTypeFromIDKey(t *testing.T) {
+	drop := func(s string) string {
+		return strings.Replace(s, "resource_type: "+strings.SplitN(s, "_id", 2)[0]+"\n", "", 1)
+	}
+	fsys := fstest.MapFS{
+		"reg/a.yaml": &fstest.MapFile{Data: []byte(drop(packA))},
+		"reg/b.yaml": &fstest.MapFile{Data: []byte(drop(actionAB))},
+	}
+	if strings.Contains(string(fsys["reg/b.yaml"].Data), "resource_type") || strings.Contains(string(fsys["reg/a.yaml"].Data), "resource_type") {
+		t.Fatal("fixture still names resource_type")
+	}
+	caps, err := LoadFS(fsys, "reg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]ResourceType{}
+	for _, c := range caps {
+		got[c.ID] = c.ResourceType
+	}
+	if got["a"] != TypePack || got["a.b"] != TypeAction {
+		t.Fatalf("types: %v", got)
+	}
+}

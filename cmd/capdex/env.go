@@ -127,11 +127,17 @@ func (env *cliEnv) open(ctx context.Context, c *common, opts engine.Options) (*e
 	if opts.Logger == nil {
 		opts.Logger = c.logger(env)
 	}
+	entries, _ := os.ReadDir(dir)
+	fresh := len(entries) == 0
 	e, err := engine.Open(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
 	env.eng = e
+	if fresh && opts.Seed == nil {
+		// the choice is made once: say so while it can still be undone by starting afresh
+		fmt.Fprintf(env.stderr, "capdex: new data directory %s seeded with the demo registry (for your own tools only, start a new one with --no-examples or $%s=false)\n", dir, server.EnvExamples)
+	}
 	return e, nil
 }
 

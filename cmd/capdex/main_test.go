@@ -109,6 +109,8 @@ func TestCLIBadInputExitsTwo(t *testing.T) {
 		{"bad identity", []string{"search", "--as", "nobody", "codex"}, "--as"},
 		{"lint errors", []string{"lint", bad}, "x.yaml"},
 		{"run args not json", []string{"run", "demo.echo", "--args", "{nope"}, "--args"},
+		{"run args: where the JSON breaks", []string{"run", "demo.echo", "--args", `{"a": 1,}`}, "byte offset 9"},
+		{"run args not an object", []string{"run", "demo.echo", "--args", "[1]"}, "want an object"},
 		{"show bad id", []string{"show", "Not An Id"}, "not a capability id"},
 		{"eval without inputs", []string{"eval"}, "--tools"},
 		{"calibrate model without sets", []string{"calibrate", "model", "--cases", "x.jsonl"}, "--eval"},
@@ -139,6 +141,10 @@ func TestCLIImportIsAllOrNothing(t *testing.T) {
 	if code != exitUsage || !strings.Contains(errs, "tools[1].name") {
 		t.Fatalf("import of a bad catalogue: exit %d (%s)", code, errs)
 	}
+	// the location is the file given, not the catalogue's source name ("weather:3:")
+	if !strings.Contains(errs, cat+":3:") || strings.Contains(errs, "weather:") {
+		t.Errorf("import error does not locate the problem in %s: %s", cat, errs)
+	}
 	var after []map[string]any
 	cliJSON(t, home, &after, "list")
 	if len(after) != len(before) {
@@ -155,5 +161,56 @@ func TestCLIImportIsAllOrNothing(t *testing.T) {
 	cliJSON(t, home, &show, "show", "weather.get_weather")
 	if show.ExternalID != "get_weather" || show.SideEffect != "R" {
 		t.Fatalf("imported definition: %+v", show)
+	}
+}
+
+// TestCLIReimportKeepsGates: README's second import (no --execute) must not revoke the
+// execute gate the first import gave; a flag given again still changes it.
+func TestCLIReimportKeepsGates(t *testing.T) {
+	home := t.TempDir()
+	dir := t.TempDir()
+	v1 := filepath.Join(dir, "tools.json")
+	v2 := filepath.Join(dir, "tools-v2.json")
+	os.WriteFile(v1, []byte(`[{"type":"function","function":{"name":"get_weather","description":"Get the weather for a city.","parameters":{"type":"object"}}}]`), 0o644)
+	os.WriteFile(v2, []byte(`[{"type":"function","function":{"name":"get_weather","description":"Get the weather for a city, hourly.","parameters":{"type":"object"}}}]`), 0o644)
+	if _, errs, code := cli(t, home, "import", v1, "--format", "openai", "--pack", "myapp", "--no-examples", "--execute", "dev"); code != 0 {
+		t.Fatalf("first import: exit %d %s", code, errs)
+	}
+	out, errs, code := cli(t, home, "import", v2, "--format", "openai", "--pack", "myapp", "--prune")
+	if code != 0 {
+		t.Fatalf("re-import: exit %d %s", code, errs)
+	}
+	if !strings.Contains(out, "execute dev") {
+		t.Errorf("re-import summary does not say the kept gate: %s", out)
+	}
+	var pack struct {
+		ACL struct{ Execute []string } `json:"acl"`
+	}
+	cliJSON(t, home, &pack, "show", "myapp")
+	if len(pack.ACL.Execute) != 1 || pack.ACL.Execute[0] != "dev" {
+		t.Fatalf("re-import without --execute changed the pack's execute gate to %v", pack.ACL.Execute)
+	}
+	if _, errs, code := cli(t, home, "import", v1, "--format", "openai", "--pack", "myapp", "--execute", "ops"); code != 0 {
+		t.Fatalf("third import: exit %d %s", code, errs)
+	}
+	cliJSON(t, home, &pack, "show", "myapp")
+	if len(pack.ACL.Execute) != 1 || pack.ACL.Execute[0] != "ops" {
+		t.Fatalf("--execute ops on a re-import gave %v", pack.ACL.Execute)
+	}
+}
+
+// TestCLISaysWhenItSeedsTheDemo: the demo registry is seeded once, when a data directory is
+// created; the command that does it says so (a user whose first --no-examples import
+// failed, then ran list, got the demo for good without a word).
+func TestCLISaysWhenItSeedsTheDemo(t *testing.T) {
+	home := t.TempDir()
+	if _, errs, code := cli(t, home, "list"); code != 0 || !strings.Contains(errs, "seeded with the demo registry") || !strings.Contains(errs, "--no-examples") {
+		t.Fatalf("first list: exit %d, stderr %q", code, errs)
+	}
+	if _, errs, _ := cli(t, home, "list"); strings.Contains(errs, "seeded") {
+		t.Fatalf("second list says it seeded again: %q", errs)
+	}
+	if _, errs, _ := cli(t, t.TempDir(), "list", "--no-examples"); strings.Contains(errs, "seeded") {
+		t.Fatalf("--no-examples says it seeded: %q", errs)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -134,11 +135,33 @@ func cmdImport(ctx context.Context, env *cliEnv, args []string) error {
 	// under another file name is the same definitions
 	caps, err := registry.ImportWith(f, registry.ImportOptions{Format: *format, Pack: *pack, Provider: "import", Source: name, ACL: acl,
 		Logger: slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	var lerrs registry.LintErrors
+	if errors.As(err, &lerrs) {
+		// the importer locates problems in opts.Source, the catalogue's name (the pack by
+		// default); the person needs the file they gave
+		for i := range lerrs {
+			lerrs[i].File = path
+		}
+		return usageError{err}
+	}
 	if err != nil {
 		return usageError{fmt.Errorf("%s: %w", path, err)}
 	}
 	e, err := env.open(ctx, &c, engine.Options{})
 	if err != nil {
+		return err
+	}
+	// A re-import keeps the gates an earlier import of the same source gave its packs,
+	// unless a flag or $CAPDEX_IMPORT_* sets them: leaving --execute off the second
+	// import must not revoke who may run the tools.
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for gate, env := range map[string]string{"discover": envImportDiscover, "describe": envImportDescribe, "execute": envImportExecute} {
+		if _, ok := os.LookupEnv(env); ok {
+			given[gate] = true
+		}
+	}
+	if err := keepStoredGates(e, caps, name, given); err != nil {
 		return err
 	}
 	sum, err := e.ImportRefresh(ctx, caps, name, *prune, "cli:"+localUser())
@@ -150,6 +173,12 @@ func cmdImport(ctx context.Context, env *cliEnv, args []string) error {
 			fmt.Fprintf(env.stderr, "warning: %s\n", w.Error())
 		}
 	}
+	for _, p := range caps {
+		if p.ResourceType == registry.TypePack {
+			acl = p.ACL // what the (first) pack got, stored gates kept included
+			break
+		}
+	}
 	if c.json {
 		return printJSON(env.stdout, map[string]any{"source": name, "created": sum.Created, "updated": sum.Updated,
 			"unchanged": sum.Unchanged, "removed": sum.Removed, "generation": e.Generation(),
@@ -157,9 +186,76 @@ func cmdImport(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	fmt.Fprintf(env.stdout, "imported %d capabilities from source %q: %d created, %d updated, %d unchanged, %d removed; registry generation %d\n",
 		len(caps), name, len(sum.Created), len(sum.Updated), len(sum.Unchanged), len(sum.Removed), e.Generation())
-	fmt.Fprintf(env.stdout, "gates of the imported packs: discover %s, describe %s, execute %s (set with --discover, --describe, --execute or $%s)\n",
-		gateWords(acl.Discover), gateWords(acl.Describe), gateWords(acl.Execute), envImportExecute)
+	for _, line := range packGates(caps) {
+		fmt.Fprintf(env.stdout, "%s (set with --discover, --describe, --execute or $%s)\n", line, envImportExecute)
+	}
 	return nil
+}
+
+// keepStoredGates gives each imported pack that an earlier import of the same source
+// stored the stored pack's gates for every gate not in given (the flags and environment
+// variables set on this command line), and a pack stored otherwise (which the import joins
+// as it is) its own gates, so that the summary line says what applies.
+func keepStoredGates(e *engine.Engine, caps []*registry.Capability, source string, given map[string]bool) error {
+	for _, c := range caps {
+		if c.ResourceType != registry.TypePack {
+			continue
+		}
+		old, err := e.Definition(c.ID, 0)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if !old.Provenance.Imported || old.Provenance.Source != source {
+			c.ACL = old.ACL // a pack of its own is joined as it is (engine.ImportRefresh)
+			continue
+		}
+		if !given["discover"] {
+			c.ACL.Discover = old.ACL.Discover
+		}
+		if !given["describe"] {
+			c.ACL.Describe = old.ACL.Describe
+		}
+		if !given["execute"] {
+			c.ACL.Execute = old.ACL.Execute
+		}
+	}
+	return nil
+}
+
+// packGates says the gates the imported packs got, one line for all when they agree.
+func packGates(caps []*registry.Capability) []string {
+	var lines []string
+	per := map[string][]string{}
+	packs := map[string]bool{}
+	for _, c := range caps {
+		if c.ResourceType == registry.TypePack {
+			packs[c.ID] = true
+		}
+	}
+	for _, c := range caps {
+		if c.ResourceType != registry.TypePack {
+			continue
+		}
+		if i := strings.LastIndexByte(c.ID, '.'); i > 0 && packs[c.ID[:i]] && c.ACL.IsZero() {
+			continue // inherits its parent's gates
+		}
+		l := fmt.Sprintf("discover %s, describe %s, execute %s", gateWords(c.ACL.Discover), gateWords(c.ACL.Describe), gateWords(c.ACL.Execute))
+		if per[l] == nil {
+			lines = append(lines, l)
+		}
+		per[l] = append(per[l], c.ID)
+	}
+	if len(lines) == 1 {
+		return []string{"gates of the imported packs: " + lines[0]}
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = "gates of " + strings.Join(per[l], ", ") + ": " + l
+	}
+	return out
 }
 
 func cmdList(ctx context.Context, env *cliEnv, args []string) error {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -24,8 +25,14 @@ func cmdRun(ctx context.Context, env *cliEnv, args []string) error {
 	if len(pos) != 1 {
 		return badInput("want one action ID")
 	}
-	if !json.Valid([]byte(*argsJSON)) || !strings.HasPrefix(strings.TrimSpace(*argsJSON), "{") {
-		return badInput("--args: not a JSON object: %s", *argsJSON)
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(*argsJSON), &obj); err != nil || obj == nil {
+		why := "want an object"
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			why = fmt.Sprintf("%v at byte offset %d", err, se.Offset)
+		}
+		return badInput("--args: not a JSON object (%s): %s", why, *argsJSON)
 	}
 	rc, err := c.identity()
 	if err != nil {

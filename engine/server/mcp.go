@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -649,11 +650,16 @@ func (s *Server) ServeMCP(ctx context.Context, t mcp.Transport) error {
 // stdin and stdout). A malformed line is answered with a JSON-RPC error and skipped (see
 // lineTransport); a line is at most limits.max_mcp_line_bytes. It returns when in ends or
 // ctx is done.
+//
+// With upstreams it first waits, at most FirstSyncWait, until every upstream has listed its
+// tools once or is down: an MCP client starts capdex mcp for a conversation and searches at
+// once, and a search before the first listing would find none of the upstream's tools.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	max := s.cfg.Limits.MaxMCPLineBytes
 	if max <= 0 {
 		max = DefaultMaxMCPLineBytes
 	}
+	s.waitFirstSync(ctx, FirstSyncWait)
 	return s.ServeMCP(ctx, &lineTransport{in: in, out: out, maxLine: max, log: s.log.With("component", "mcp")})
 }
 
@@ -723,4 +729,44 @@ func hasSessions(srv *mcp.Server) bool {
 		return true
 	}
 	return false
+}
+
+// FirstSyncWait bounds how long ServeStdio waits for the upstreams' first tool listing.
+const FirstSyncWait = 20 * time.Second
+
+// waitFirstSync returns once every upstream server has listed its tools in this process or
+// is down, after max, or when ctx is done.
+func (s *Server) waitFirstSync(ctx context.Context, max time.Duration) {
+	if !s.eng.HasUpstreams() {
+		return
+	}
+	admin := registry.RuntimeContext{Scopes: []string{"admin"}}
+	deadline := time.Now().Add(max)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		ups, err := s.eng.Upstreams(admin)
+		if err != nil {
+			s.log.Warn("upstreams: reading their state", "err", err)
+			return
+		}
+		var waiting []string
+		for _, u := range ups {
+			if u.LastSync == nil && u.State != "down" {
+				waiting = append(waiting, u.Name)
+			}
+		}
+		if len(waiting) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.log.Warn("upstreams have not listed their tools yet: serving without them", "upstreams", waiting, "waited", max)
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
