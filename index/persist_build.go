@@ -62,9 +62,7 @@ func exeIdentity() string {
 			return "sha256:" + sum
 		}
 	}
-	var nonce [16]byte
-	rand.Read(nonce[:])
-	return "random:" + hex.EncodeToString(nonce[:])
+	return "random:" + rand.Text()
 }
 
 // elfBuildID returns the Go build ID of the ELF executable at path (the note "Go", type 4,
