@@ -597,9 +597,11 @@ func (e *Engine) Close() error {
 			f()
 		}
 		e.keepColumns()
+		e.reloadMu.Lock() // keepPersisted's writes and deletes do not interleave with a build's
 		if st := e.state.Load(); st != nil {
 			e.keepPersisted(st.gen, st.terms)
 		}
+		e.reloadMu.Unlock()
 		err = e.store.Close()
 	})
 	return err

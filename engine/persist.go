@@ -116,7 +116,8 @@ func (e *Engine) logPersisted(g *index.Generation, given bool) {
 
 // keepPersisted stores g's index state (index.Generation.Persist), with the term cache of
 // the same snapshot as a section of it (persist_terms.go), as the store's, unless it is
-// stored already.
+// stored already. It is called with reloadMu held: two writes interleaved could delete
+// each other's chunks (deleteUnnamedChunks).
 func (e *Engine) keepPersisted(g *index.Generation, terms *rank.TermCache) {
 	gen := g.Snapshot().Generation
 	if e.opts.Dir == "" || gen == 0 || e.persistedGen.Load() == gen {
