@@ -406,7 +406,7 @@ func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore boo
 		persisted = e.persisted(gen)
 	}
 	termsLoaded := false
-	sameDocs := prev != nil && sameIDs(prev.gen.Snapshot(), snap)
+	sameDocs := prev != nil && prev.gen.Snapshot().SameIDs(snap)
 	if sameDocs { // the same ids at the same docIDs: the same pack ranges
 		packs = prev.packs
 	}
@@ -468,21 +468,8 @@ func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore boo
 	return nil
 }
 
-// sameIDs reports whether b holds the ids of a at the same docIDs.
-func sameIDs(a, b *registry.Snapshot) bool {
-	if a.Len() != b.Len() {
-		return false
-	}
-	for d, c := range b.Caps {
-		if o := a.Caps[d]; o != c && o.ID != c.ID {
-			return false
-		}
-	}
-	return true
-}
-
 // changedAllSame reports whether every capability of b that is not a's at its docID (b
-// holding a's ids, sameIDs) is the same as a's for same.
+// holding a's ids, Snapshot.SameIDs) is the same as a's for same.
 func changedAllSame(a, b *registry.Snapshot, same func(x, y *registry.Capability) bool) bool {
 	for d, c := range b.Caps {
 		if o := a.Caps[d]; o != c && !same(o, c) {
@@ -597,9 +584,11 @@ func (e *Engine) Close() error {
 			f()
 		}
 		e.keepColumns()
+		e.reloadMu.Lock() // keepPersisted's writes and deletes do not interleave with a build's
 		if st := e.state.Load(); st != nil {
 			e.keepPersisted(st.gen, st.terms)
 		}
+		e.reloadMu.Unlock()
 		err = e.store.Close()
 	})
 	return err

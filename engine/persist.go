@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/capdex/capdex/engine/rank"
 	"github.com/capdex/capdex/index"
@@ -19,10 +21,11 @@ import (
 //
 // Badger keeps a value below its value log file size (64 MiB here), so the bytes are
 // stored in chunks of persistChunk under index/state/<generation>/<i>, and index/state
-// names the generation and the number of chunks; the chunks of the previous generation are
-// deleted once the new ones are named. A write cut off in between leaves the previous
-// state named (or chunks no name points to, deleted by the next write of that generation's
-// successor only when named: harmless).
+// names the generation and the number of chunks (the commit point: the chunks are written
+// first). Once the manifest is written, every chunk it does not name is deleted
+// (deleteUnnamedChunks): the previous generation's, those a write cut off before its
+// manifest left (a crash), and those past the end of a smaller rewrite of one generation.
+// A write cut off before its manifest leaves the previous state named.
 
 const (
 	persistKey   = "index/state"
@@ -113,7 +116,8 @@ func (e *Engine) logPersisted(g *index.Generation, given bool) {
 
 // keepPersisted stores g's index state (index.Generation.Persist), with the term cache of
 // the same snapshot as a section of it (persist_terms.go), as the store's, unless it is
-// stored already.
+// stored already. It is called with reloadMu held: two writes interleaved could delete
+// each other's chunks (deleteUnnamedChunks).
 func (e *Engine) keepPersisted(g *index.Generation, terms *rank.TermCache) {
 	gen := g.Snapshot().Generation
 	if e.opts.Dir == "" || gen == 0 || e.persistedGen.Load() == gen {
@@ -123,10 +127,6 @@ func (e *Engine) keepPersisted(g *index.Generation, terms *rank.TermCache) {
 	if err := g.PersistWith(&b, termSections(terms)); err != nil {
 		e.log.Warn("index: persisting the index state failed", "generation", gen, "err", err)
 		return
-	}
-	var old persistManifest
-	if v, err := e.store.GetBlob(persistKey); err == nil {
-		old, _ = decodeManifest(v)
 	}
 	data := b.Bytes()
 	m := persistManifest{gen: gen, chunks: (len(data) + persistChunk - 1) / persistChunk}
@@ -141,13 +141,41 @@ func (e *Engine) keepPersisted(g *index.Generation, terms *rank.TermCache) {
 		return
 	}
 	e.persistedGen.Store(gen)
-	if old.gen != gen {
-		for i := range old.chunks {
-			if err := e.store.DeleteBlob(chunkKey(old.gen, i)); err != nil {
-				e.log.Warn("index: deleting the previous index state failed", "generation", old.gen, "err", err)
-				return
-			}
+	e.deleteUnnamedChunks(m)
+	e.log.Debug("index: index state persisted", "generation", gen, "bytes", len(data), "chunks", m.chunks)
+}
+
+// deleteUnnamedChunks deletes every stored chunk of index state that m (the manifest just
+// written) does not name. Keys under persistKey that are not chunk keys are left alone.
+func (e *Engine) deleteUnnamedChunks(m persistManifest) {
+	keys, err := e.store.BlobKeys(persistKey + "/")
+	if err != nil {
+		e.log.Warn("index: listing the stored index state failed", "err", err)
+		return
+	}
+	for _, k := range keys {
+		gen, i, ok := parseChunkKey(k)
+		if !ok || gen == m.gen && i < uint64(m.chunks) {
+			continue
+		}
+		if err := e.store.DeleteBlob(k); err != nil {
+			e.log.Warn("index: deleting an unnamed index state chunk failed", "key", k, "err", err)
+			return
 		}
 	}
-	e.log.Debug("index: index state persisted", "generation", gen, "bytes", len(data), "chunks", m.chunks)
+}
+
+// parseChunkKey returns the generation and index of chunk key k (chunkKey), or !ok.
+func parseChunkKey(k string) (gen, i uint64, ok bool) {
+	rest, ok := strings.CutPrefix(k, persistKey+"/")
+	if !ok {
+		return 0, 0, false
+	}
+	g, n, ok := strings.Cut(rest, "/")
+	if !ok {
+		return 0, 0, false
+	}
+	gen, err1 := strconv.ParseUint(g, 10, 64)
+	i, err2 := strconv.ParseUint(n, 10, 64)
+	return gen, i, err1 == nil && err2 == nil
 }

@@ -52,7 +52,7 @@ func BenchmarkBuildChange(b *testing.B) {
 		cpu = append(cpu, cputime.Process()-c)
 		// the semantic stage again, alone, for its CPU
 		sg := &Generation{snap: next, n: len(next.Caps), emb: emb, an: &analysis{}, prev: prev.an, prevDoc: reuseOf(prev, next)}
-		if sameDocs(prev.snap, next) {
+		if prev.snap.SameIDs(next) {
 			sg.shared = prev
 		}
 		c = cputime.Process()

@@ -136,7 +136,7 @@ func Build(ctx context.Context, snap *registry.Snapshot, opts Options) (*Generat
 	if opts.Reuse != nil {
 		g.an = &analysis{}
 		g.prev, g.prevDoc = opts.Reuse.an, reuseOf(opts.Reuse, snap)
-		if sameDocs(opts.Reuse.snap, snap) {
+		if opts.Reuse.snap.SameIDs(snap) {
 			g.shared = opts.Reuse
 		}
 		defer func() { g.prev, g.prevDoc, g.shared = nil, nil, nil }()

@@ -30,7 +30,8 @@ import (
 // The header must match the snapshot being built (its generation, its number of documents,
 // the fingerprint of its ids and versions) and this build of capdex (persistFormat, and the
 // build fingerprint: the analysis of probe texts, the concept lexicon's size, the module's
-// version and VCS revision): otherwise nothing is loaded. A section whose checksum or
+// version and VCS revision, and for a development build the executable's build ID or
+// content hash): otherwise nothing is loaded. A section whose checksum or
 // decoding fails is rebuilt alone (the lexical section also when it was built with other
 // LexicalParams, the semantic section with another embedder); a section of a name this
 // build does not know is ignored. A section is added by giving it a name, an encoder
@@ -297,7 +298,8 @@ var persistProbes = []string{
 // buildFingerprint identifies how this build of capdex analyses and indexes text: the
 // format, the analysis of persistProbes (terms, concepts, exact
 // names), the concept lexicon's size, and the module version and VCS revision when the
-// binary carries them.
+// binary carries them; for a development build, the executable's identity
+// (persist_build.go).
 var buildFingerprint = sync.OnceValue(func() uint64 {
 	h := fnv.New64a()
 	var buf []byte
@@ -312,14 +314,8 @@ var buildFingerprint = sync.OnceValue(func() uint64 {
 		}
 		buf = binary.LittleEndian.AppendUint64(buf, nameKey(normName(s)))
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		buf = appendString(buf, bi.Main.Path+"@"+bi.Main.Version)
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
-				buf = appendString(buf, s.Key+"="+s.Value)
-			}
-		}
-	}
+	bi, ok := debug.ReadBuildInfo()
+	buf = appendBuildIdentity(buf, bi, ok, exeIdentity)
 	h.Write(buf)
 	return h.Sum64()
 })

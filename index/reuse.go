@@ -50,19 +50,6 @@ func (g *Generation) reused(d int) int {
 	return int(g.prevDoc[d])
 }
 
-// sameDocs reports whether b holds the ids of a at the same docIDs.
-func sameDocs(a, b *registry.Snapshot) bool {
-	if len(a.Caps) != len(b.Caps) {
-		return false
-	}
-	for d, c := range b.Caps {
-		if o := a.Caps[d]; o != c && o.ID != c.ID {
-			return false
-		}
-	}
-	return true
-}
-
 // sharable reports whether every capability of g's snapshot that is not the one of the
 // same docID in g.shared's is the same for same (the inputs of one index): that index of
 // g.shared is then the one a build would make.

@@ -84,7 +84,7 @@ func TestFirstChangeAfterOpenPatched(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			keepsIDs := sameDocs(chain, next)
+			keepsIDs := chain.SameIDs(next)
 			if st := got.Stats(); keepsIDs && (!st.LexicalPatched || !st.SemanticPatched) {
 				t.Fatalf("%s step %d: a change that keeps every docID was not patched (lexical %v, semantic %v)",
 					start.name, step, st.LexicalPatched, st.SemanticPatched)

@@ -231,7 +231,7 @@ func (g *Generation) patchSparse(ctx context.Context) (bool, error) {
 	// Common ids: a kept list keeps its own; a group takes the id of its first feature's
 	// previous list when that list kept no untouched feature and no other group took it,
 	// and a new id otherwise. The documents whose records change are written again.
-	rewrite := isChanged // from here on: the documents whose forward postings are written again
+	rewrite := slices.Clone(isChanged) // the changed documents and those whose forward records change
 	claimed := map[int32]bool{}
 	ncommon := 0
 	for l, id := range srcs {

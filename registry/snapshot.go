@@ -72,6 +72,20 @@ func (s *Snapshot) DocID(id string) (uint32, bool) {
 // Len is the number of capabilities.
 func (s *Snapshot) Len() int { return len(s.Caps) }
 
+// SameIDs reports whether b holds the ids of s at the same docIDs (b changes definitions
+// only, adding, deleting and moving none).
+func (s *Snapshot) SameIDs(b *Snapshot) bool {
+	if len(s.Caps) != len(b.Caps) {
+		return false
+	}
+	for d, c := range b.Caps {
+		if o := s.Caps[d]; o != c && o.ID != c.ID {
+			return false
+		}
+	}
+	return true
+}
+
 // Apply returns the snapshot of generation gen that results from storing put (new or
 // changed capabilities) and removing the ids in deleted, without changing s: it equals
 // NewSnapshot(gen, caps after the change). Capabilities neither changed nor under a changed

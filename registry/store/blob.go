@@ -35,6 +35,28 @@ func (s *Store) DeleteBlob(key string) error {
 	}))
 }
 
+// BlobKeys returns the keys of the blobs whose key starts with prefix, in key order (their
+// values are not read).
+func (s *Store) BlobKeys(prefix string) ([]string, error) {
+	if err := s.enter(); err != nil {
+		return nil, err
+	}
+	defer s.leave()
+	var out []string
+	err := s.db.View(func(txn *badger.Txn) error {
+		o := badger.DefaultIteratorOptions
+		o.PrefetchValues = false
+		o.Prefix = []byte(pfxBlob + prefix)
+		it := txn.NewIterator(o)
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			out = append(out, string(it.Item().Key()[len(pfxBlob):]))
+		}
+		return nil
+	})
+	return out, wrapDB("blob keys", err)
+}
+
 // CachePut stores a derived value (an embedding vector, say) under key. Cache entries are
 // rebuildable: losing one costs only its recomputation.
 func (s *Store) CachePut(key string, b []byte) error {
