@@ -405,7 +405,13 @@ func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore boo
 	if prev == nil {
 		persisted = e.persisted(gen)
 	}
-	termsLoaded := false
+	// The sections of the persisted state, checked once for the term cache and the
+	// lexicon (persist_terms.go, persist_lexicon.go).
+	var sections func() (map[string][]byte, error)
+	if persisted != nil {
+		sections = sync.OnceValues(func() (map[string][]byte, error) { return index.PersistedSections(persisted, snap) })
+	}
+	termsLoaded, lexLoaded := false, false
 	sameDocs := prev != nil && prev.gen.Snapshot().SameIDs(snap)
 	if sameDocs { // the same ids at the same docIDs: the same pack ranges
 		packs = prev.packs
@@ -413,6 +419,8 @@ func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore boo
 	wg.Go(func() {
 		if sameDocs && changedAllSame(prev.gen.Snapshot(), snap, query.SameLexiconInputs) {
 			lex = prev.lex
+		} else if prev == nil {
+			lex, lexLoaded = e.openLexicon(snap, sections)
 		} else {
 			lex = query.NewLexicon(snap)
 		}
@@ -426,7 +434,7 @@ func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore boo
 		reuse = prev.gen
 		wg.Go(func() { terms = prev.terms.Next(snap.Caps, query.FieldTerms) })
 	} else {
-		wg.Go(func() { terms, termsLoaded = e.openTerms(snap, persisted) })
+		wg.Go(func() { terms, termsLoaded = e.openTerms(snap, sections) })
 	}
 	if p := e.progress; p != nil {
 		p.watch.Store(&buildProgress{total: len(snap.Caps), fn: e.opts.EmbedProgress})
@@ -447,10 +455,10 @@ func (e *Engine) build(ctx context.Context, snap *registry.Snapshot, restore boo
 	}
 	if prev == nil {
 		e.logPersisted(g, persisted != nil)
-		if !termsLoaded {
-			e.persistedGen.Store(0) // the state lacks the term cache: written again with it
+		if !termsLoaded || !lexLoaded {
+			e.persistedGen.Store(0) // the state lacks the term cache or lexicon: written again with them
 		}
-		e.keepPersisted(g, terms)
+		e.keepPersisted(g, terms, lex)
 	}
 	if restore && colSnap == nil {
 		var b bytes.Buffer
@@ -586,7 +594,7 @@ func (e *Engine) Close() error {
 		e.keepColumns()
 		e.reloadMu.Lock() // keepPersisted's writes and deletes do not interleave with a build's
 		if st := e.state.Load(); st != nil {
-			e.keepPersisted(st.gen, st.terms)
+			e.keepPersisted(st.gen, st.terms, st.lex)
 		}
 		e.reloadMu.Unlock()
 		err = e.store.Close()

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/capdex/capdex/engine/query"
 	"github.com/capdex/capdex/engine/rank"
 	"github.com/capdex/capdex/index"
 	"github.com/capdex/capdex/registry/store"
@@ -114,17 +115,18 @@ func (e *Engine) logPersisted(g *index.Generation, given bool) {
 	}
 }
 
-// keepPersisted stores g's index state (index.Generation.Persist), with the term cache of
-// the same snapshot as a section of it (persist_terms.go), as the store's, unless it is
-// stored already. It is called with reloadMu held: two writes interleaved could delete
-// each other's chunks (deleteUnnamedChunks).
-func (e *Engine) keepPersisted(g *index.Generation, terms *rank.TermCache) {
+// keepPersisted stores g's index state (index.Generation.Persist), with the term cache and
+// the query lexicon of the same snapshot as sections of it (persist_terms.go,
+// persist_lexicon.go), as the store's, unless it is stored already. It is called with
+// reloadMu held: two writes interleaved could delete each other's chunks
+// (deleteUnnamedChunks).
+func (e *Engine) keepPersisted(g *index.Generation, terms *rank.TermCache, lex *query.Lexicon) {
 	gen := g.Snapshot().Generation
 	if e.opts.Dir == "" || gen == 0 || e.persistedGen.Load() == gen {
 		return
 	}
 	var b bytes.Buffer
-	if err := g.PersistWith(&b, termSections(terms)); err != nil {
+	if err := g.PersistWith(&b, lexiconSections(lex, termSections(terms))); err != nil {
 		e.log.Warn("index: persisting the index state failed", "generation", gen, "err", err)
 		return
 	}

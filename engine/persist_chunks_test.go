@@ -64,7 +64,7 @@ func TestPersistDeletesUnnamedChunks(t *testing.T) {
 	// the same generation written again (Close when the stored one is not known to match)
 	st := e.state.Load()
 	e.persistedGen.Store(0)
-	e.keepPersisted(st.gen, st.terms)
+	e.keepPersisted(st.gen, st.terms, st.lex)
 	unnamed, other := storedChunks(t, e)
 	if len(unnamed) > 0 {
 		t.Errorf("after a rewrite of generation %d: unnamed chunks %q", gen, unnamed)

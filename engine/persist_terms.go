@@ -5,7 +5,6 @@ import (
 
 	"github.com/capdex/capdex/engine/query"
 	"github.com/capdex/capdex/engine/rank"
-	"github.com/capdex/capdex/index"
 	"github.com/capdex/capdex/registry"
 )
 
@@ -34,9 +33,11 @@ func termSections(terms *rank.TermCache) map[string][]byte {
 
 // openTerms returns the term cache of snap for a full build: the one persisted with the
 // index state when it is usable (loaded true), else a new one (logged).
-func (e *Engine) openTerms(snap *registry.Snapshot, persisted []byte) (terms *rank.TermCache, loaded bool) {
-	if persisted != nil {
-		secs, err := index.PersistedSections(persisted, snap)
+// sections, nil when there is no persisted state, returns its checked sections
+// (index.PersistedSections).
+func (e *Engine) openTerms(snap *registry.Snapshot, sections func() (map[string][]byte, error)) (terms *rank.TermCache, loaded bool) {
+	if sections != nil {
+		secs, err := sections()
 		if body, ok := secs[termsSection]; ok {
 			t, lerr := rank.LoadTermChain(body, snap.Caps, query.FieldTerms)
 			if lerr == nil {

@@ -126,8 +126,8 @@ func TestReopenFromPersistedState(t *testing.T) {
 		compared += len(got)
 		e.persistedGen.Store(0) // the full build deleted nothing but the name: Close writes it again
 	}
-	reopen("intact", "persisted index state loaded", true, "rank: persisted term cache loaded")
-	reopen("again", "persisted index state loaded", true, "rank: persisted term cache loaded")
+	reopen("intact", "persisted index state loaded", true, "rank: persisted term cache loaded", "query: persisted lexicon loaded")
+	reopen("again", "persisted index state loaded", true, "rank: persisted term cache loaded", "query: persisted lexicon loaded")
 
 	damage := func(fn func(e *Engine)) {
 		t.Helper()
@@ -156,8 +156,30 @@ func TestReopenFromPersistedState(t *testing.T) {
 	}
 	damage(flip(func(n int) int { return n - 10 })) // in the last section, the term cache's
 	reopen("a flipped byte in the term cache", "rank: persisted term cache not used, building", true,
-		"index: persisted index state loaded", "reason=\"index: persisted state checksum mismatch: section rank.terms")
+		"index: persisted index state loaded", "reason=\"index: persisted state checksum mismatch: section rank.terms",
+		"query: persisted lexicon loaded")
 	reopen("rewritten after the term cache's flip", "persisted index state loaded", true, "rank: persisted term cache loaded")
+	damage(func(e *Engine) { // in the lexicon's section: found by its first bytes
+		key := chunkKey(gen, 0)
+		b, err := e.store.GetBlob(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lex := e.state.Load().lex.AppendPersisted(nil)
+		i := bytes.Index(b, lex[:64])
+		if i < 0 {
+			t.Fatal("the lexicon's section is not in the first chunk")
+		}
+		b[i+40] ^= 0x21
+		if err := e.store.PutBlob(key, b); err != nil {
+			t.Fatal(err)
+		}
+	})
+	reopen("a flipped byte in the lexicon", "query: persisted lexicon not used, building", true,
+		"index: persisted index state loaded", "rank: persisted term cache loaded",
+		"reason=\"index: persisted state checksum mismatch: section query.lexicon")
+	reopen("rewritten after the lexicon's flip", "persisted index state loaded", true, "query: persisted lexicon loaded",
+		"rank: persisted term cache loaded")
 	damage(flip(func(n int) int { return n / 3 })) // in the index's sections
 	reopen("a flipped byte", "reason=\"index: persisted state checksum mismatch", true)
 	reopen("rewritten after the flip", "persisted index state loaded", true)

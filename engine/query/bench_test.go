@@ -126,3 +126,27 @@ func jsonlQueries(tb testing.TB, path string) []string {
 	}
 	return out
 }
+
+// BenchmarkLexiconPersisted10k writes and loads the lexicon of the 10,000 capabilities of
+// BenchmarkNewLexicon10k: what an open pays instead of NewLexicon (load), and what writing
+// the index state adds (write). B/cap is the persisted size.
+func BenchmarkLexiconPersisted10k(b *testing.B) {
+	snap := syntheticSnapshot(b, 10000)
+	lex := NewLexicon(snap)
+	data := lex.AppendPersisted(nil)
+	b.Run("write", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			lex.AppendPersisted(nil)
+		}
+		b.ReportMetric(float64(len(data))/float64(len(snap.Caps)), "B/cap")
+	})
+	b.Run("load", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := LoadLexicon(data, snap); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"testing"
@@ -64,6 +65,28 @@ func FuzzSanitizeFastPath(f *testing.F) {
 		}
 		if !cleanASCII(s) && s != "" && cleanText(s) == s && isASCII(s) {
 			t.Fatalf("clean ASCII text %q refused by the fast path", s)
+		}
+	})
+}
+
+// FuzzLoadLexicon checks that LoadLexicon never panics on any bytes, refuses with an
+// error wrapping ErrLexiconPersisted, and that a lexicon it loads writes the bytes it was
+// loaded from. Seeds: the fixture's lexicon and a truncation of it.
+func FuzzLoadLexicon(f *testing.F) {
+	snap := fixtureSnapshot(f)
+	b := NewLexicon(snap).AppendPersisted(nil)
+	f.Add(b)
+	f.Add(b[:len(b)/2])
+	f.Fuzz(func(t *testing.T, b []byte) {
+		l, err := LoadLexicon(b, snap)
+		if err != nil {
+			if !errors.Is(err, ErrLexiconPersisted) || l != nil {
+				t.Fatalf("error %v with lexicon %v", err, l != nil)
+			}
+			return
+		}
+		if again := l.AppendPersisted(nil); !bytes.Equal(again, b) {
+			t.Fatal("a loaded lexicon writes other bytes")
 		}
 	})
 }
