@@ -31,6 +31,13 @@ func (e *Engine) Definition(id string, version int) (*registry.Capability, error
 func (e *Engine) Import(ctx context.Context, caps []*registry.Capability, actor string) error {
 	e.adminMu.Lock()
 	defer e.adminMu.Unlock()
+	return e.changeLocked(ctx, caps, nil, actor)
+}
+
+// changeLocked stores caps and deletes the ids of deleted as one change: it lints the
+// registry they make together, stores it in one store transaction (one generation, one
+// audit record per id; all or nothing) and swaps in the new generation. Caller holds adminMu.
+func (e *Engine) changeLocked(ctx context.Context, caps []*registry.Capability, deleted []string, actor string) error {
 	// Shallow copies without the typed digest: nothing below modifies a definition, the
 	// lint checks no digest that is absent, and the store computes every digest it stores
 	// (the generation is read back from the store).
@@ -41,21 +48,34 @@ func (e *Engine) Import(ctx context.Context, caps []*registry.Capability, actor 
 		unsealed[i] = &d
 	}
 	caps = unsealed
-	all, affected, err := e.withChange(caps)
+	all, affected, err := e.withChange(caps, deleted)
 	if err != nil {
 		return err
 	}
 	if errs := registry.LintAffected(all, affected); len(errs) > 0 {
 		return fmt.Errorf("%w: %w", ErrInvalidRequest, errs)
 	}
-	if err := e.store.PutAll(ctx, caps, actor); err != nil {
+	if err := e.store.Apply(ctx, caps, deleted, actor); err != nil {
 		return err
 	}
 	ids := make([]string, len(caps))
 	for i, c := range caps {
 		ids[i] = c.ID
 	}
-	return e.applyChange(ctx, ids, nil)
+	return e.applyChange(ctx, ids, deleted)
+}
+
+// without returns all less the capabilities whose id is in deleted (all itself when
+// deleted is empty).
+func without(all []*registry.Capability, deleted []string) []*registry.Capability {
+	if len(deleted) == 0 {
+		return all
+	}
+	gone := make(map[string]bool, len(deleted))
+	for _, id := range deleted {
+		gone[id] = true
+	}
+	return slices.DeleteFunc(all, func(c *registry.Capability) bool { return gone[c.ID] })
 }
 
 // storedOver returns snap's capabilities with caps stored over them (a changed id in its
@@ -79,17 +99,21 @@ func storedOver(snap *registry.Snapshot, caps []*registry.Capability) ([]*regist
 	return all, touched
 }
 
-// withChange returns the registry caps would make (the active definitions with caps stored
-// over them) and which of its capabilities a lint must check: all of them when the engine's
+// withChange returns the registry caps and deleted would make (the active definitions with
+// caps stored over them, less the deleted ids) and which of its capabilities a lint must check: all of them when the engine's
 // generation is not the store's, else only caps and their children (registry.LintAffected:
 // the full lint's errors when the registry they join lints clean, as every registry the
 // engine stored does; a registry seeded through Options.Seed is not linted, and its own
-// problems no longer block a change elsewhere in it).
-func (e *Engine) withChange(caps []*registry.Capability) ([]*registry.Capability, func(*registry.Capability) bool, error) {
+// problems no longer block a change elsewhere in it). The children of a deleted id count
+// as touched: they lose their parent.
+func (e *Engine) withChange(caps []*registry.Capability, deleted []string) ([]*registry.Capability, func(*registry.Capability) bool, error) {
 	if cur := e.state.Load(); cur != nil && cur.gen.Snapshot().Generation == e.store.Generation() {
 		snap := cur.gen.Snapshot()
 		all, touched := storedOver(snap, caps)
-		return all, affectedSet(snap, caps, touched), nil
+		for _, id := range deleted {
+			touched[id] = true
+		}
+		return without(all, deleted), affectedSet(snap, caps, touched), nil
 	}
 	active, _, err := e.store.Active()
 	if err != nil {
@@ -101,6 +125,9 @@ func (e *Engine) withChange(caps []*registry.Capability) ([]*registry.Capability
 	}
 	for _, c := range caps {
 		merged[c.ID] = c
+	}
+	for _, id := range deleted {
+		delete(merged, id)
 	}
 	all := make([]*registry.Capability, 0, len(merged))
 	for _, c := range merged {

@@ -59,10 +59,10 @@ func TestCrossLanguagePlanWeighsSemantic(t *testing.T) {
 						continue
 					}
 					for _, c := range m.Explain.Score {
-						if c.Name == "rrf.semantic" {
+						if c.Name == "score.semantic" {
 							found = true
 							if want := tt.factor * unit; math.Abs(c.Value-want) > 1e-9 {
-								t.Fatalf("%s: rrf.semantic %v, want %v", m.ResourceID, c.Value, want)
+								t.Fatalf("%s: score.semantic %v, want %v", m.ResourceID, c.Value, want)
 							}
 						}
 					}

@@ -299,20 +299,16 @@ func (g *gateway) apply(ctx context.Context, cfg upstream.Config, st *upstreamSt
 		put = append(put, c)
 	}
 	slices.SortFunc(put, func(a, b *registry.Capability) int { return strings.Compare(a.ID, b.ID) })
-	if len(put) > 0 {
-		if err := g.e.Import(ctx, put, "upstream:"+cfg.Name); err != nil {
-			return err
-		}
-	}
 	var gone []string
 	for id := range have {
 		if !want[id] && (id == pack || strings.HasPrefix(id, pack+".")) {
 			gone = append(gone, id)
 		}
 	}
-	if len(gone) > 0 {
-		slices.Sort(gone)
-		if err := g.e.deleteIDs(ctx, gone, "upstream:"+cfg.Name); err != nil {
+	slices.Sort(gone)
+	if len(put) > 0 || len(gone) > 0 {
+		// one change: the new tools and the vanished ones are stored together or not at all
+		if err := g.e.change(ctx, put, gone, "upstream:"+cfg.Name); err != nil {
 			return err
 		}
 	}
@@ -545,12 +541,10 @@ func (e *Engine) overlayHealth(caps []*registry.Capability) ([]*registry.Capabil
 	return out, true
 }
 
-// deleteIDs removes ids, all or nothing, and swaps in the new generation.
-func (e *Engine) deleteIDs(ctx context.Context, ids []string, actor string) error {
+// change stores put and deletes the ids of deleted as one change, all or nothing (see
+// changeLocked), and swaps in the new generation.
+func (e *Engine) change(ctx context.Context, put []*registry.Capability, deleted []string, actor string) error {
 	e.adminMu.Lock()
 	defer e.adminMu.Unlock()
-	if err := e.store.DeleteAll(ctx, ids, actor); err != nil {
-		return err
-	}
-	return e.Reload(ctx)
+	return e.changeLocked(ctx, put, deleted, actor)
 }

@@ -20,8 +20,9 @@ type RefreshSummary struct {
 // ImportRefresh imports a foreign catalogue again: a definition equal to the stored one
 // (version aside) is left alone, a changed one is stored as the next version (audited), a
 // new one is created. With prune, the capabilities imported before from the same source
-// (provenance.source) that caps no longer holds are deleted, all at once; a pack that
-// still holds something else is kept. An id that a definition not imported from source
+// (provenance.source) that caps no longer holds are deleted; a pack that still holds
+// something else is kept. The new versions and the deletions are one change, all or
+// nothing: one lint of the registry they make, one store transaction, one generation. An id that a definition not imported from source
 // holds is not overwritten: a pack of that id is joined as it is, any other capability
 // refuses the whole import (ErrInvalidRequest, naming them). Each cap's version is set
 // here; caps themselves are not modified.
@@ -101,17 +102,18 @@ func (e *Engine) ImportRefresh(ctx context.Context, caps []*registry.Capability,
 		gone = kept
 	}
 	sum.Removed = gone
-	e.adminMu.Unlock()
-	if len(put) > 0 {
-		if err := e.Import(ctx, put, actor); err != nil {
+	// The new versions and the pruned ones are one change: one lint of the registry they
+	// make, one store transaction, one generation; a refusal of either half stores nothing.
+	if len(put) > 0 || len(gone) > 0 {
+		if err := e.changeLocked(ctx, put, gone, actor); err != nil {
+			e.adminMu.Unlock()
+			if len(gone) > 0 {
+				return sum, fmt.Errorf("engine: import of %s (storing %d, pruning %d): %w", source, len(put), len(gone), err)
+			}
 			return sum, err
 		}
 	}
-	if len(gone) > 0 {
-		if err := e.deleteIDs(ctx, gone, actor); err != nil {
-			return sum, fmt.Errorf("engine: pruning %d capabilities of %s: %w", len(gone), source, err)
-		}
-	}
+	e.adminMu.Unlock()
 	for _, l := range []*[]string{&sum.Created, &sum.Updated, &sum.Unchanged, &sum.Removed} {
 		if *l == nil {
 			*l = []string{}

@@ -103,3 +103,69 @@ func TestImportRefreshKeepsOthersDefinitions(t *testing.T) {
 		t.Fatalf("the tool did not join the pack: %v", err)
 	}
 }
+
+// TestImportRefreshPruneAllOrNothing: a pruning refresh whose deletions would break the
+// registry (here the pack that the new tools live under is pruned) is refused as one
+// change: the new versions are not stored either, the generation, the audit trail and the
+// search results stay as they were.
+func TestImportRefreshPruneAllOrNothing(t *testing.T) {
+	ctx := context.Background()
+	e := open(t, engine.Options{Seed: []*registry.Capability{}})
+	v1 := `[{"type":"function","function":{"name":"send_mail","description":"Send an email to a colleague.","parameters":{"type":"object"}}}]`
+	if _, err := e.ImportRefresh(ctx, importOpenAIInto(t, v1, "myapp", "myapp"), "myapp", false, "t"); err != nil {
+		t.Fatal(err)
+	}
+	search := func() []string {
+		resp, err := e.Search(ctx, registry.SearchRequest{Query: "send an email", Limit: 5}, admin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, m := range resp.Matches {
+			ids = append(ids, m.ResourceID)
+		}
+		return ids
+	}
+	gen, found := e.Generation(), search()
+	audit, err := e.AuditTail(100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A catalogue (as a caller of ImportRefresh may hand it) without its pack: the pruning
+	// would delete myapp, the parent of the new definition.
+	v2 := `[{"type":"function","function":{"name":"read_mail","description":"Read the inbox.","parameters":{"type":"object"}}}]`
+	caps := slices.DeleteFunc(importOpenAIInto(t, v2, "myapp", "myapp"), func(c *registry.Capability) bool { return c.ID == "myapp" })
+	_, err = e.ImportRefresh(ctx, caps, "myapp", true, "t")
+	if !errors.Is(err, engine.ErrInvalidRequest) || !strings.Contains(err.Error(), `parent pack "myapp" not found`) {
+		t.Fatalf("pruning the parent of the new definitions: %v", err)
+	}
+	if e.Generation() != gen {
+		t.Fatalf("the refused refresh changed the generation: %d → %d", gen, e.Generation())
+	}
+	if _, err := e.Definition("myapp.read_mail", 0); err == nil {
+		t.Fatal("the refused refresh stored myapp.read_mail")
+	}
+	for _, id := range []string{"myapp", "myapp.send_mail"} {
+		if _, err := e.Definition(id, 0); err != nil {
+			t.Fatalf("the refused refresh deleted %s: %v", id, err)
+		}
+	}
+	if after, err := e.AuditTail(100); err != nil || len(after) != len(audit) {
+		t.Fatalf("the refused refresh was audited: %d → %d records (%v)", len(audit), len(after), err)
+	}
+	if after := search(); !slices.Equal(after, found) {
+		t.Fatalf("the refused refresh changed the search results: %v → %v", found, after)
+	}
+	// A pruning refresh that is valid is one generation with one audit record per change.
+	v3 := `[{"type":"function","function":{"name":"read_mail","description":"Read the inbox.","parameters":{"type":"object"}}}]`
+	sum, err := e.ImportRefresh(ctx, importOpenAIInto(t, v3, "myapp", "myapp"), "myapp", true, "t")
+	if err != nil || !slices.Equal(sum.Removed, []string{"myapp.send_mail"}) || !slices.Equal(sum.Created, []string{"myapp.read_mail"}) {
+		t.Fatalf("prune and create: %+v %v", sum, err)
+	}
+	if e.Generation() != gen+1 {
+		t.Fatalf("one refresh, generation %d → %d", gen, e.Generation())
+	}
+	if after, err := e.AuditTail(100); err != nil || len(after) != len(audit)+2 {
+		t.Fatalf("audit records: %d → %d (%v)", len(audit), len(after), err)
+	}
+}

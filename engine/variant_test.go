@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/capdex/capdex/engine"
@@ -21,6 +22,21 @@ func TestSearchVariant(t *testing.T) {
 	base, err := e.Search(ctx, req, dev)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// the default fusion is score fusion, and the explanation says so
+	for _, m := range base.Matches {
+		fused := 0
+		for _, c := range m.Explain.Score {
+			if strings.HasPrefix(c.Name, "rrf.") {
+				t.Errorf("%s: component %s under score fusion", m.ResourceID, c.Name)
+			}
+			if strings.HasPrefix(c.Name, "score.") {
+				fused++
+			}
+		}
+		if fused == 0 {
+			t.Errorf("%s: no score.* component: %+v", m.ResourceID, m.Explain.Score)
+		}
 	}
 	same, err := e.SearchVariant(ctx, req, dev, engine.Variant{})
 	if err != nil {

@@ -188,3 +188,13 @@ func printJSON(w io.Writer, v any) error {
 func isEngineBadInput(err error) bool {
 	return errors.Is(err, engine.ErrInvalidRequest) || errors.Is(err, registry.ErrLint)
 }
+
+// isEngineNotFound reports an id (or pack) that names nothing the caller may see: bad input.
+func isEngineNotFound(err error) bool { return errors.Is(err, engine.ErrNotFound) }
+
+// noSuchCapability is the bad input (exit 2) of an id that names no capability, or none
+// the caller may see: the message names the id (ID or ID@VERSION as typed) and nothing else,
+// so that an id that does not exist and one that is hidden read the same.
+func noSuchCapability(id string) error {
+	return usageError{fmt.Errorf("no capability %q", id)}
+}

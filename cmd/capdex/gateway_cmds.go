@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/capdex/capdex/engine"
 	"github.com/capdex/capdex/engine/server"
+	"github.com/capdex/capdex/registry"
 )
 
 // Environment of the commands that talk to a running daemon.
@@ -226,6 +228,9 @@ func cmdDelete(ctx context.Context, env *cliEnv, args []string) error {
 		err = e.Delete(ctx, pos[0], actor)
 	}
 	if err != nil {
+		if errors.Is(err, registry.ErrNotFound) {
+			return noSuchCapability(pos[0])
+		}
 		if isEngineBadInput(err) && !*recursive {
 			return usageError{fmt.Errorf("%w (use --recursive to delete a pack with everything under it)", err)}
 		}

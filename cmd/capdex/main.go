@@ -107,5 +107,5 @@ func usage(w io.Writer) {
 
 func isBadInput(err error) bool {
 	var u usageError
-	return errors.As(err, &u) || isEngineBadInput(err)
+	return errors.As(err, &u) || isEngineBadInput(err) || isEngineNotFound(err)
 }

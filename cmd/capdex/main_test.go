@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -212,5 +213,46 @@ func TestCLISaysWhenItSeedsTheDemo(t *testing.T) {
 	}
 	if _, errs, _ := cli(t, t.TempDir(), "list", "--no-examples"); strings.Contains(errs, "seeded") {
 		t.Fatalf("--no-examples says it seeded: %q", errs)
+	}
+}
+
+// TestCLINoSuchCapabilityExitsTwo: an id that names no capability is bad input (exit 2)
+// for describe, run, show and delete, with a message naming the id; for describe and run
+// an id hidden from the caller (another tenant's) reads exactly as one that does not exist.
+func TestCLINoSuchCapabilityExitsTwo(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("CAPDEX_RUN_DIR", t.TempDir())
+	const hidden, missing = "acme.crm.create_lead", "acme.crm.no_such_tool"
+	if _, errs, code := cli(t, home, "describe", "--as", "acme:bob:sales", hidden); code != 0 {
+		t.Fatalf("describe as acme: exit %d: %s", code, errs)
+	}
+	for _, tc := range [][]string{
+		{"describe", "ID"},
+		{"run", "ID"},
+		{"show", "ID"},
+		{"show", "ID@99"},
+		{"delete", "ID"},
+		{"delete", "--recursive", "ID"},
+	} {
+		name := strings.Join(tc, " ")
+		t.Run(name, func(t *testing.T) {
+			with := func(id string) []string {
+				args := slices.Clone(tc)
+				args[len(args)-1] = strings.Replace(args[len(args)-1], "ID", id, 1)
+				return args
+			}
+			_, errs, code := cli(t, home, with(missing)...)
+			want := with(missing)[len(tc)-1]
+			if code != exitUsage || !strings.Contains(errs, `no capability "`+want+`"`) {
+				t.Fatalf("unknown id: exit %d, want %d; stderr %q", code, exitUsage, errs)
+			}
+			if tc[0] != "describe" && tc[0] != "run" {
+				return // show and delete are the administrator's views: nothing is hidden
+			}
+			_, herrs, hcode := cli(t, home, append(with(hidden), "--as", "other:bob:sales")...)
+			if hcode != code || strings.ReplaceAll(herrs, hidden, missing) != errs {
+				t.Fatalf("a hidden id reads otherwise than an unknown one: exit %d %q vs exit %d %q", hcode, herrs, code, errs)
+			}
+		})
 	}
 }

@@ -323,6 +323,9 @@ func cmdShow(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	def, err := e.Definition(id, version)
+	if errors.Is(err, registry.ErrNotFound) {
+		return noSuchCapability(pos[0])
+	}
 	if err != nil {
 		return err
 	}

@@ -74,8 +74,11 @@ func cmdRun(ctx context.Context, env *cliEnv, args []string) error {
 	case "succeeded", "confirmation_required":
 		return nil
 	case "refused":
-		if res.Reason == "invalid_arguments" {
+		switch res.Reason {
+		case "invalid_arguments":
 			return badInput("refused: %s", res.Reason)
+		case "not_found": // unknown or hidden: the same answer
+			return noSuchCapability(pos[0])
 		}
 	}
 	return fmt.Errorf("%s: %s", res.Status, res.Reason)

@@ -182,6 +182,9 @@ func cmdDescribe(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	d, err := e.Describe(ctx, pos[0], rc)
+	if isEngineNotFound(err) { // unknown or hidden: the same answer
+		return noSuchCapability(pos[0])
+	}
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@
 // behind in a retriever's own scores gets little from it however close its rank.
 //
 // Every addend of a candidate's score is kept in Candidate.Breakdown under a stable name
-// ("rrf.lexical", "intent", "risk", ...), so an explanation can show exactly why a candidate
+// ("score.lexical" — "rrf.lexical" under RRF —, "intent", "risk", ...), so an explanation can show exactly why a candidate
 // ranks where it does. A caller that never shows it sets NoBreakdown in Weights,
 // RerankOptions and DiversifyOptions: the scores are bit-identical, the list is left empty.
 //

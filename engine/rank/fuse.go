@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"strings"
 	"unsafe"
 
 	"github.com/capdex/capdex/registry"
@@ -112,8 +113,36 @@ func (w Weights) byIndex() [numRetrievers]float64 {
 	return [numRetrievers]float64{w.Exact, w.Lexical, w.Semantic, w.Metadata, w.Hierarchy, w.History}
 }
 
-// rrfNames are the component names of the fusion addends, in retrieverIndex order.
-var rrfNames = [numRetrievers]string{"rrf." + Exact, "rrf." + Lexical, "rrf." + Semantic, "rrf." + Metadata, "rrf." + Hierarchy, "rrf." + History}
+// fusionNames returns the component names of the fusion addends for the fusion method of a
+// score share (see Weights.Method), in retrieverIndex order: "rrf.<retriever>" for weighted
+// RRF, "score.<retriever>" for score fusion, "mixed.<retriever>" in between.
+func fusionNames(scoreShare float64) *[numRetrievers]string {
+	switch scoreShare {
+	case 0:
+		return &rrfNames
+	case 1:
+		return &scoreNames
+	}
+	return &mixedNames
+}
+
+var (
+	rrfNames   = namesWith(MethodRRF + ".")
+	scoreNames = namesWith(MethodScore + ".")
+	mixedNames = namesWith(mixedPrefix)
+)
+
+// mixedPrefix starts the fusion components of a score share strictly between 0 and 1.
+const mixedPrefix = "mixed."
+
+func namesWith(prefix string) [numRetrievers]string {
+	return [numRetrievers]string{prefix + Exact, prefix + Lexical, prefix + Semantic, prefix + Metadata, prefix + Hierarchy, prefix + History}
+}
+
+// isFusionComponent reports whether a breakdown component's name is one Fuse gives.
+func isFusionComponent(name string) bool {
+	return strings.HasPrefix(name, MethodRRF+".") || strings.HasPrefix(name, MethodScore+".") || strings.HasPrefix(name, mixedPrefix)
+}
 
 // listRange is what Fuse knows of one retriever's list: its best raw score and the raw
 // score below which a document would not have been returned.
@@ -138,7 +167,8 @@ type listRange struct {
 // Evidence with a rank below 1 or from a retriever of weight 0 is ignored.
 //
 // Fuse sets Fused and Score to the fused value, replaces Breakdown with one component per
-// contributing retriever ("rrf.<retriever>"), clears the matched lists and sorts cands by
+// contributing retriever, named by the fusion method ("rrf.<retriever>", "score.<retriever>"
+// or "mixed.<retriever>", see fusionNames), clears the matched lists and sorts cands by
 // score, best first (ties by id). With w.NoBreakdown the Breakdown is left empty; with
 // w.Unsorted cands keep their order.
 func Fuse(cands []Candidate, w Weights) {
@@ -189,6 +219,7 @@ func Fuse(cands []Candidate, w Weights) {
 		sx.floor, sx.span, sx.aw = r.floor, r.top-r.floor, alpha*wts[x]
 		sx.rankShare = !sx.on || alpha != 1 || wts[x]-wts[x] != 0
 	}
+	names := fusionNames(alpha)
 	var arena []registry.ScoreComponent
 	for i := range cands {
 		c := &cands[i]
@@ -251,7 +282,7 @@ func Fuse(cands []Candidate, w Weights) {
 			if w.NoBreakdown {
 				continue
 			}
-			c.Breakdown = append(c.Breakdown, registry.ScoreComponent{Name: rrfNames[x], Value: v})
+			c.Breakdown = append(c.Breakdown, registry.ScoreComponent{Name: names[x], Value: v})
 		}
 		c.Fused, c.Score = sum, sum
 	}

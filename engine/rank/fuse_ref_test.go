@@ -73,6 +73,14 @@ func fuseReference(cands []Candidate, w Weights) {
 		}
 		return false
 	}
+	// the components are named by the fusion method
+	prefix := "mixed."
+	switch alpha {
+	case 0:
+		prefix = "rrf."
+	case 1:
+		prefix = "score."
+	}
 	for i := range cands {
 		c := &cands[i]
 		c.Breakdown = nil
@@ -89,7 +97,7 @@ func fuseReference(cands []Candidate, w Weights) {
 			}
 			sum += v
 			if !w.NoBreakdown {
-				c.Breakdown = append(c.Breakdown, registry.ScoreComponent{Name: "rrf." + e.Retriever, Value: v})
+				c.Breakdown = append(c.Breakdown, registry.ScoreComponent{Name: prefix + e.Retriever, Value: v})
 			}
 		}
 		c.Fused, c.Score = sum, sum

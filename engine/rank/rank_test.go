@@ -157,11 +157,29 @@ func TestFuse(t *testing.T) {
 		}
 	})
 	t.Run("breakdown names", func(t *testing.T) {
-		cs := []Candidate{cand(t, caps, "maintenance.codex.diagnose", "exact:1 lexical:2")}
-		Fuse(cs, DefaultWeights())
-		want := []registry.ScoreComponent{{Name: "rrf.exact", Value: 2.0 / 61}, {Name: "rrf.lexical", Value: 1.2 / 62}}
-		if !slices.Equal(cs[0].Breakdown, want) {
-			t.Fatalf("breakdown %v, want %v", cs[0].Breakdown, want)
+		// named by the fusion method in use: score fusion (the default), RRF, or between
+		for _, tc := range []struct {
+			share  float64
+			method string
+			prefix string
+		}{{1, MethodScore, "score."}, {0, MethodRRF, "rrf."}, {0.5, "mixed(0.5)", "mixed."}} {
+			w := DefaultWeights()
+			w.ScoreShare = tc.share
+			if w.Method() != tc.method {
+				t.Fatalf("share %v: method %q, want %q", tc.share, w.Method(), tc.method)
+			}
+			cs := []Candidate{cand(t, caps, "maintenance.codex.diagnose", "exact:1 lexical:2")}
+			Fuse(cs, w)
+			want := []registry.ScoreComponent{{Name: tc.prefix + "exact", Value: 2.0 / 61}, {Name: tc.prefix + "lexical", Value: 1.2 / 62}}
+			if !slices.Equal(cs[0].Breakdown, want) {
+				t.Fatalf("%s: breakdown %v, want %v", tc.method, cs[0].Breakdown, want)
+			}
+			// a rerank keeps the fusion components, whatever their names, and adds its own
+			Rerank(cs, Signals{}, RerankOptions{})
+			Rerank(cs, Signals{}, RerankOptions{})
+			if n := len(slices.DeleteFunc(slices.Clone(cs[0].Breakdown), func(b registry.ScoreComponent) bool { return !strings.HasPrefix(b.Name, tc.prefix) })); n != 2 {
+				t.Fatalf("%s: after two reranks %d fusion components: %v", tc.method, n, cs[0].Breakdown)
+			}
 		}
 	})
 }

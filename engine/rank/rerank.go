@@ -845,7 +845,7 @@ func availabilityPenalty(a registry.Availability, o *RerankOptions) float64 {
 // trimToFusion drops the components a previous Rerank added, keeping the fusion ones.
 func trimToFusion(b []registry.ScoreComponent) []registry.ScoreComponent {
 	n := 0
-	for n < len(b) && strings.HasPrefix(b[n].Name, "rrf.") {
+	for n < len(b) && isFusionComponent(b[n].Name) {
 		n++
 	}
 	return b[:n]

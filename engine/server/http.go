@@ -475,6 +475,20 @@ func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusServiceUnavailable, "unavailable", "no registry generation loaded")
 		return
 	}
+	// Not ready while an upstream is first listing its tools (a search would miss them),
+	// at most FirstSyncWait after Open; past that, ready without them (logged by the sync).
+	if time.Since(s.opened) < FirstSyncWait {
+		waiting, err := s.upstreamsWaiting()
+		if err != nil {
+			writeError(w, r, http.StatusServiceUnavailable, "unavailable", "upstreams: "+err.Error())
+			return
+		}
+		if len(waiting) > 0 {
+			writeError(w, r, http.StatusServiceUnavailable, "unavailable",
+				"waiting for the first tool listing of upstream MCP servers: "+strings.Join(waiting, ", "))
+			return
+		}
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "generation": gen})
 }
 

@@ -731,7 +731,8 @@ func hasSessions(srv *mcp.Server) bool {
 	return false
 }
 
-// FirstSyncWait bounds how long ServeStdio waits for the upstreams' first tool listing.
+// FirstSyncWait bounds how long ServeStdio waits for the upstreams' first tool listing,
+// and how long after Open /readyz waits for it.
 const FirstSyncWait = 20 * time.Second
 
 // waitFirstSync returns once every upstream server has listed its tools in this process or
@@ -740,21 +741,14 @@ func (s *Server) waitFirstSync(ctx context.Context, max time.Duration) {
 	if !s.eng.HasUpstreams() {
 		return
 	}
-	admin := registry.RuntimeContext{Scopes: []string{"admin"}}
 	deadline := time.Now().Add(max)
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		ups, err := s.eng.Upstreams(admin)
+		waiting, err := s.upstreamsWaiting()
 		if err != nil {
 			s.log.Warn("upstreams: reading their state", "err", err)
 			return
-		}
-		var waiting []string
-		for _, u := range ups {
-			if u.LastSync == nil && u.State != "down" {
-				waiting = append(waiting, u.Name)
-			}
 		}
 		if len(waiting) == 0 {
 			return
@@ -769,4 +763,23 @@ func (s *Server) waitFirstSync(ctx context.Context, max time.Duration) {
 		case <-tick.C:
 		}
 	}
+}
+
+// upstreamsWaiting returns the upstream servers that have neither listed their tools in this
+// process nor are down: their tools are not (all) in the registry yet.
+func (s *Server) upstreamsWaiting() ([]string, error) {
+	if !s.eng.HasUpstreams() {
+		return nil, nil
+	}
+	ups, err := s.eng.Upstreams(registry.RuntimeContext{Scopes: []string{"admin"}})
+	if err != nil {
+		return nil, err
+	}
+	var waiting []string
+	for _, u := range ups {
+		if u.LastSync == nil && u.State != "down" {
+			waiting = append(waiting, u.Name)
+		}
+	}
+	return waiting, nil
 }

@@ -391,7 +391,7 @@ func openAPI() m {
 		})},
 		"/healthz": m{"get": op("Liveness", "healthz", m{"security": public,
 			"responses": m{"200": answer("Alive.", "Status")}})},
-		"/readyz": m{"get": op("Readiness: engine open and a registry generation loaded", "readyz", m{"security": public,
+		"/readyz": m{"get": op("Readiness: engine open, a registry generation loaded, every upstream listed once or down (at most 20 s)", "readyz", m{"security": public,
 			"responses": merge(m{"200": answer("Ready.", "Status")}, errs("503"))})},
 		"/metrics": m{"get": op("Prometheus metrics", "metrics", m{"security": public,
 			"responses": m{"200": m{"description": "Prometheus text format.", "content": m{"text/plain": m{"schema": m{"type": "string"}}}}}})},

@@ -47,9 +47,12 @@ type Server struct {
 
 	cfg  Config
 	opts Options
-	log  *slog.Logger
-	eng  *engine.Engine
-	m    *metrics
+	// opened is when Open started: /readyz waits for the upstreams' first listing at most
+	// FirstSyncWait from then.
+	opened time.Time
+	log    *slog.Logger
+	eng    *engine.Engine
+	m      *metrics
 	// quality keeps the latest searches for the console's quality page.
 	quality *qualityRecorder
 
@@ -98,7 +101,7 @@ func Open(ctx context.Context, cfg *Config, opts Options) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
-		cfg: c, opts: opts, log: log, m: newMetrics(), quality: newQualityRecorder(),
+		cfg: c, opts: opts, opened: time.Now(), log: log, m: newMetrics(), quality: newQualityRecorder(),
 		searchSlots: make(chan struct{}, c.Limits.MaxInflightSearches),
 		runSlots:    make(chan struct{}, c.Limits.MaxInflightRuns),
 	}

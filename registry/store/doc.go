@@ -13,7 +13,7 @@
 //	err = s.Put(ctx, capability, "alice")          // create or new version, audited
 //	caps, gen, err := s.Active()                   // every active definition + generation
 //
-// Every registry change (Put, Create, PutAll, SetStatus, Delete) appends an audit record in
+// Every registry change (Put, Create, PutAll, Apply, SetStatus, Delete, DeleteAll) appends an audit record in
 // the same Badger transaction as the change and raises the registry generation by one. A
 // definition changed without a version bump is refused (ErrNoVersionBump); an older version
 // is refused (ErrStaleVersion); storing an identical definition again is a no-op. Run records
@@ -62,7 +62,8 @@
 // The active version of an id is its active/<id>/* pointer with the highest generation not
 // above meta/gen. A single change writes the new pointer at meta/gen+1, deletes the pointer it
 // supersedes and writes meta/gen, all in one transaction, so normally one pointer per id
-// exists. Generations in keys are what make PutAll atomic.
+// exists. Generations in keys are what make PutAll (and Apply, which stores and deletes in
+// one change) atomic.
 //
 // # Atomic import
 //

@@ -332,6 +332,15 @@ func (s *Store) commitOne(ctx context.Context, planFn func(txn *badger.Txn, gen 
 // transaction is staged under the next generation and made visible by one small commit; see
 // the package documentation.
 func (s *Store) PutAll(ctx context.Context, caps []*registry.Capability, actor string) error {
+	return s.Apply(ctx, caps, nil, actor)
+}
+
+// Apply stores every capability of caps as PutAll would and deletes every id of deleted as
+// DeleteAll would, all or nothing, in one new generation with one audit record per change:
+// a refresh that replaces some definitions and removes others is never half done. An id
+// both stored and deleted, or deleted twice, is ErrInvalid; an unknown or already deleted
+// id is ErrNotFound; every problem is reported, joined, and nothing is written.
+func (s *Store) Apply(ctx context.Context, caps []*registry.Capability, deleted []string, actor string) error {
 	// Each definition's problem, in the order of caps: validation and duplicates first,
 	// then (on all cores) the encoding of those that passed.
 	bad := make([]error, len(caps))
@@ -373,6 +382,10 @@ func (s *Store) PutAll(ctx context.Context, caps []*registry.Capability, actor s
 	}
 	gen := s.gen.Load() + 1
 	var changes []change
+	batchNote := fmt.Sprintf(" (import of %d at generation %d)", len(caps), gen)
+	if len(deleted) > 0 {
+		batchNote = fmt.Sprintf(" (import of %d, deleting %d, at generation %d)", len(caps), len(deleted), gen)
+	}
 	err := s.db.View(func(txn *badger.Txn) error {
 		var known map[string]keyedPointer
 		if len(caps) > 64 {
@@ -397,9 +410,30 @@ func (s *Store) PutAll(ctx context.Context, caps []*registry.Capability, actor s
 			}
 			if !ch.noop {
 				ch.rec.Actor = actor
-				ch.rec.Detail = strings.TrimSpace(ch.rec.Detail + fmt.Sprintf(" (import of %d at generation %d)", len(caps), gen))
+				ch.rec.Detail = strings.TrimSpace(ch.rec.Detail + batchNote)
 				changes = append(changes, ch)
 			}
+		}
+		for _, id := range deleted {
+			if seen[id] {
+				errs = append(errs, fmt.Errorf("%w: %s is both stored and deleted", ErrInvalid, id))
+				continue
+			}
+			seen[id] = true
+			old, oldKey, found, err := latestPointer(txn, id, gen-1)
+			if err != nil {
+				return err
+			}
+			if !found || old.Deleted {
+				errs = append(errs, fmt.Errorf("%w: %s", ErrNotFound, id))
+				continue
+			}
+			changes = append(changes, change{
+				c: &registry.Capability{ID: id}, old: old, oldKey: oldKey, hadOld: true,
+				ptr: pointer{Version: old.Version, Deleted: true},
+				rec: AuditRecord{Kind: KindRegistry, Actor: actor, Action: id, Version: old.Version,
+					Decision: DecisionDeleted, Detail: strings.TrimSpace(batchNote)},
+			})
 		}
 		return nil
 	})

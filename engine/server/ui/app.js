@@ -505,7 +505,7 @@
         const y = i * rowH + 2, w = Math.abs(p.value) * scale;
         return svg("g", {},
           svg("text", { x: lw - 6, y: y + 12, "text-anchor": "end" }, p.name),
-          svg("rect", { class: "bar" + (p.value < 0 ? " neg" : p.name.startsWith("rrf.") ? "" : " rerank"), x: p.value < 0 ? zero - w : zero, y: y + 2, width: Math.max(w, 1), height: rowH - 6 }),
+          svg("rect", { class: "bar" + (p.value < 0 ? " neg" : /^(rrf|score|mixed)\./.test(p.name) ? "" : " rerank"), x: p.value < 0 ? zero - w : zero, y: y + 2, width: Math.max(w, 1), height: rowH - 6 }),
           svg("text", { x: W - 4, y: y + 12, "text-anchor": "end" }, fmtNum(p.value)));
       }),
       svg("line", { class: "axis", x1: zero, x2: zero, y1: 0, y2: parts.length * rowH + 4 }));
