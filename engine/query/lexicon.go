@@ -153,19 +153,25 @@ func (l *Lexicon) freeze() {
 			e := l.entries[i]
 			e.verb = e.kind == kConcept && l.verbs[e.value]
 			l.all = append(l.all, e)
-			l.tailAt = append(l.tailAt, int32(len(l.tail)))
-			for _, k := range e.toks[1:] {
-				n := l.nums[k]
-				if n == 0 {
-					n = int32(len(l.nums) + 1)
-					l.nums[k] = n
-				}
-				l.tail = append(l.tail, n)
-			}
+			l.appendTail(e.toks[1:])
 		}
 		l.byKey[key] = r
 	}
 	l.tailAt = append(l.tailAt, int32(len(l.tail)))
+}
+
+// appendTail starts the next entry's tail: its tokens after the first, each by its number
+// (numbered in the order first met).
+func (l *Lexicon) appendTail(toks []string) {
+	l.tailAt = append(l.tailAt, int32(len(l.tail)))
+	for _, t := range toks {
+		n := l.nums[t]
+		if n == 0 {
+			n = int32(len(l.nums) + 1)
+			l.nums[t] = n
+		}
+		l.tail = append(l.tail, n)
+	}
 }
 
 // entryRange is a run of a lexicon's entries: all[lo : lo+n].

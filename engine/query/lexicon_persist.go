@@ -249,15 +249,7 @@ func LoadLexicon(b []byte, snap *registry.Snapshot) (*Lexicon, error) {
 		rg := l.byKey[key]
 		rg.n++
 		l.byKey[key] = rg
-		l.tailAt = append(l.tailAt, int32(len(l.tail)))
-		for _, t := range e.toks[1:] {
-			num := l.nums[t]
-			if num == 0 {
-				num = int32(len(l.nums) + 1)
-				l.nums[t] = num
-			}
-			l.tail = append(l.tail, num)
-		}
+		l.appendTail(e.toks[1:])
 	}
 	l.tailAt = append(l.tailAt, int32(len(l.tail)))
 	verbs := r.strs()
