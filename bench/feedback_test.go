@@ -201,36 +201,18 @@ func TestFeedbackWarmCold(t *testing.T) {
 			}
 		}
 	}
-	// score: the mean gap closure over the runs of the sets kept (warm queries), and the
-	// worst cold drop; a config is feasible when that drop is within 0.005
-	score := func(rs []feedbackRun, keep func(string) bool) (float64, float64) {
-		sum, n, maxDrop := 0.0, 0, 0.0
-		for _, r := range rs {
-			if !keep(r.set) {
-				continue
-			}
-			if r.nWarm > 0 {
-				sum += r.closed()
-				n++
-			}
-			if r.nCold > 0 {
-				maxDrop = max(maxDrop, r.drop())
-			}
-		}
-		return sum / float64(max(n, 1)), maxDrop
-	}
 	var table strings.Builder
 	for _, out := range EvalSets {
 		keep := func(s string) bool { return s != out }
 		best, bestClosed, bestDrop := configs[0], math.Inf(-1), math.Inf(1)
 		for _, c := range configs {
-			cl, dr := score(results[c], keep)
+			cl, dr := feedbackScore(results[c], keep)
 			feasible, bestFeasible := dr <= 0.005, bestDrop <= 0.005
 			if feasible && (!bestFeasible || cl > bestClosed) || !feasible && !bestFeasible && dr < bestDrop {
 				best, bestClosed, bestDrop = c, cl, dr
 			}
 		}
-		heldClosed, heldDrop := score(results[best], func(s string) bool { return s == out })
+		heldClosed, heldDrop := feedbackScore(results[best], func(s string) bool { return s == out })
 		fmt.Fprintf(&table, "| %s | %.2f | %.2f | %.2f | %.3f | %.4f | %.3f | %.4f |\n", out, best.weight, best.minSim, best.support, bestClosed, bestDrop, heldClosed, heldDrop)
 	}
 	t.Logf("leave-one-set-out (held-out set | weight | least similarity | least support | tuning sets: mean gap closed, worst cold drop | held out: mean gap closed, worst cold drop):\n%s", table.String())
@@ -276,36 +258,40 @@ func tuneConsensus(t *testing.T, bases map[string]*Report) {
 			}
 		}
 	}
-	score := func(rs []feedbackRun, keep func(string) bool) (float64, float64) {
-		sum, n, maxDrop := 0.0, 0, 0.0
-		for _, r := range rs {
-			if !keep(r.set) {
-				continue
-			}
-			if r.nWarm > 0 {
-				sum += r.closed()
-				n++
-			}
-			if r.nCold > 0 {
-				maxDrop = max(maxDrop, r.drop())
-			}
-		}
-		return sum / float64(max(n, 1)), maxDrop
-	}
 	var table strings.Builder
 	for _, out := range append(slices.Clone(EvalSets), "none") {
 		keep := func(s string) bool { return s != out }
 		best, bestClosed, bestDrop := 0, math.Inf(-1), math.Inf(1)
 		for i := range configs {
-			cl, dr := score(results[i], keep)
+			cl, dr := feedbackScore(results[i], keep)
 			feasible, bestFeasible := dr <= 0.005, bestDrop <= 0.005
 			if feasible && (!bestFeasible || cl > bestClosed) || !feasible && !bestFeasible && dr < bestDrop {
 				best, bestClosed, bestDrop = i, cl, dr
 			}
 		}
-		heldClosed, heldDrop := score(results[best], func(s string) bool { return s == out })
+		heldClosed, heldDrop := feedbackScore(results[best], func(s string) bool { return s == out })
 		c := configs[best]
 		fmt.Fprintf(&table, "| %s | %d | %.2f | %.2f | %.3f | %.4f | %.3f | %.4f |\n", out, c.k, c.sim, c.share, bestClosed, bestDrop, heldClosed, heldDrop)
 	}
 	t.Logf("consensus, leave-one-set-out (held-out set, none: all three tune | nearest | least similarity | least share | tuning sets: mean gap closed, worst cold drop | held out: mean gap closed, worst cold drop):\n%s", table.String())
+}
+
+// feedbackScore is a tuning grid's score of one config: the mean gap closure over the runs
+// of the sets kept (warm queries), and the worst cold drop; a config is feasible when that
+// drop is within 0.005.
+func feedbackScore(rs []feedbackRun, keep func(string) bool) (closed, maxDrop float64) {
+	sum, n := 0.0, 0
+	for _, r := range rs {
+		if !keep(r.set) {
+			continue
+		}
+		if r.nWarm > 0 {
+			sum += r.closed()
+			n++
+		}
+		if r.nCold > 0 {
+			maxDrop = max(maxDrop, r.drop())
+		}
+	}
+	return sum / float64(max(n, 1)), maxDrop
 }
